@@ -1,0 +1,66 @@
+/*
+ * gs_cuda.h - the CUDA backend behind a C interface. No MPI here.
+ *
+ * Every function returns a gs_status; on failure gs_cuda_error() (or the
+ * `err` buffer where no handle exists yet) says what failed and where.
+ * All work runs on the handle's stream; functions that return results to the
+ * host synchronise that stream before returning.
+ */
+#ifndef GS_CUDA_H
+#define GS_CUDA_H
+
+#include "gs_acc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gs_cuda gs_cuda;
+
+typedef struct gs_cuda_device_info {
+    char name[96];
+    char pci_bus_id[32];
+    uint64_t total_mem;
+    int sm_count;
+} gs_cuda_device_info;
+
+/* Usable devices; 0 when there is no driver or no device (never an error). */
+int gs_cuda_device_count(void);
+
+/* Bind this process to `device` and create its stream. */
+gs_status gs_cuda_open(int device, gs_cuda **g, char *err, size_t errlen);
+void gs_cuda_close(gs_cuda *g);
+const char *gs_cuda_error(const gs_cuda *g);
+gs_status gs_cuda_info(gs_cuda *g, gs_cuda_device_info *info);
+/* Free and total device memory, bytes. */
+gs_status gs_cuda_mem_info(gs_cuda *g, uint64_t *free_bytes, uint64_t *total_bytes);
+
+/* Memory. */
+gs_status gs_cuda_malloc(gs_cuda *g, void **p, size_t bytes);
+void gs_cuda_free(gs_cuda *g, void *p);
+gs_status gs_cuda_host_alloc(gs_cuda *g, void **p, size_t bytes);   /* pinned */
+void gs_cuda_host_free(gs_cuda *g, void *p);
+/* 1 when p is device (or managed) memory, 0 for host memory. */
+int gs_cuda_is_device_pointer(gs_cuda *g, const void *p);
+gs_status gs_cuda_copy_h2d(gs_cuda *g, void *dst, const void *src, size_t bytes);
+gs_status gs_cuda_copy_d2h(gs_cuda *g, void *dst, const void *src, size_t bytes);
+
+/* Elements [start, start+n) of the generated array (gs_gen.h), on the device. */
+gs_status gs_cuda_generate(gs_cuda *g, gs_type type, uint64_t seed, int64_t start,
+                           int64_t n, void *d_out);
+
+/* Reduction partial of d_in[0..n), returned to the host. */
+gs_status gs_cuda_reduce(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
+                         gs_acc *partial);
+
+/* Scan d_in[0..n) into d_out (elements of gs_scan_output_type) from
+ * `carry_in`, with the same contract as gs_cpu_scan. d_in == d_out is
+ * allowed when the input and output types have the same size. */
+gs_status gs_cuda_scan(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
+                       const void *d_in, void *d_out, int64_t n, gs_acc carry_in,
+                       gs_acc *carry_out, int *overflow);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_CUDA_H */

@@ -1,0 +1,65 @@
+# GS_CHECK_MPI
+# ------------
+# Find MPI for the C compiler in $CC, which need not be an MPI wrapper (the GPU
+# nodes export CC=/opt/gcc/bin/gcc). In order:
+#   1. $CC already compiles and links MPI programs (CC=mpicc): nothing to add;
+#   2. the wrapper in $MPICC, else the first mpicc on PATH: take its compile
+#      and link flags (Open MPI's --showme, MPICH's -compile_info/-link_info);
+#   3. pkg-config's ompi-c or mpich.
+# Sets and substitutes MPI_CFLAGS, MPI_LIBS and MPIRUN. Stops when none works.
+AC_DEFUN([GS_CHECK_MPI], [
+  AC_ARG_VAR([MPICC], [MPI C compiler wrapper whose flags are used (default: mpicc on PATH)])
+  AC_ARG_VAR([MPIRUN], [MPI launcher for the tests (default: mpirun beside the wrapper)])
+  gs_mpi_found=no
+  AC_MSG_CHECKING([whether $CC links MPI programs as it is])
+  _GS_MPI_TRY_LINK([], [], [gs_mpi_found=yes; gs_mpi_how="$CC"])
+  AC_MSG_RESULT([$gs_mpi_found])
+  if test "x$gs_mpi_found" = xno; then
+    AS_IF([test -z "$MPICC"], [AC_PATH_PROGS([MPICC], [mpicc mpicc.openmpi mpicc.mpich])])
+    if test -n "$MPICC"; then
+      AC_MSG_CHECKING([for the compile and link flags of $MPICC])
+      if gs_cf=`$MPICC --showme:compile 2>/dev/null` && gs_lf=`$MPICC --showme:link 2>/dev/null`; then :
+      elif gs_cf=`$MPICC -compile_info 2>/dev/null` && gs_lf=`$MPICC -link_info 2>/dev/null`; then
+        # MPICH prints the whole command line: keep the options
+        gs_cf=`echo "$gs_cf" | tr ' ' '\n' | grep -E '^-(I|D|pthread)' | tr '\n' ' '`
+        gs_lf=`echo "$gs_lf" | tr ' ' '\n' | grep -E '^-(L|l|Wl|pthread)' | tr '\n' ' '`
+      else
+        gs_cf=; gs_lf=
+      fi
+      AC_MSG_RESULT([$gs_cf $gs_lf])
+      AC_MSG_CHECKING([whether $CC links MPI programs with those flags])
+      _GS_MPI_TRY_LINK([$gs_cf], [$gs_lf],
+        [gs_mpi_found=yes; gs_mpi_how="$MPICC"; MPI_CFLAGS="$gs_cf"; MPI_LIBS="$gs_lf"])
+      AC_MSG_RESULT([$gs_mpi_found])
+    fi
+  fi
+  if test "x$gs_mpi_found" = xno; then
+    m4_ifdef([PKG_CHECK_MODULES], [
+      PKG_CHECK_MODULES([MPI], [ompi-c], [gs_mpi_found=yes; gs_mpi_how="pkg-config ompi-c"],
+        [PKG_CHECK_MODULES([MPI], [mpich], [gs_mpi_found=yes; gs_mpi_how="pkg-config mpich"],
+          [:])])])
+  fi
+  if test "x$gs_mpi_found" = xno; then
+    AC_MSG_ERROR([no MPI found: gpuscan needs an MPI library (Open MPI or MPICH).
+  Install one (Debian/Ubuntu: apt-get install libopenmpi-dev openmpi-bin),
+  or point MPICC at the MPI C compiler wrapper, or run configure with CC=mpicc.])
+  fi
+  if test -z "$MPIRUN"; then
+    gs_mpi_bindir=
+    AS_IF([test -n "$MPICC"], [gs_mpi_bindir=`AS_DIRNAME(["$(command -v $MPICC)"])`])
+    AC_PATH_PROGS([MPIRUN], [mpirun mpiexec], [], [$gs_mpi_bindir$PATH_SEPARATOR$PATH])
+  fi
+  AC_SUBST([MPI_CFLAGS])
+  AC_SUBST([MPI_LIBS])
+  GS_MPI_SUMMARY="$gs_mpi_how"
+])
+
+# _GS_MPI_TRY_LINK(CFLAGS, LIBS, ACTION-IF-OK)
+AC_DEFUN([_GS_MPI_TRY_LINK], [
+  gs_save_CFLAGS=$CFLAGS; gs_save_LIBS=$LIBS
+  CFLAGS="$CFLAGS $1"; LIBS="$2 $LIBS"
+  AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <mpi.h>]],
+      [[MPI_Init(0, 0); MPI_Exscan(0, 0, 0, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD); MPI_Finalize();]])],
+    [$3])
+  CFLAGS=$gs_save_CFLAGS; LIBS=$gs_save_LIBS
+])

@@ -1,0 +1,66 @@
+/*
+ * gs_mpi.h - everything MPI: communicator set-up, the node-local rank that
+ * picks the GPU, error agreement, typed combines of partials and carries,
+ * and MPI-IO on shards. All functions here are collective over ctx->comm
+ * unless marked "local".
+ */
+#ifndef GS_MPI_H
+#define GS_MPI_H
+
+#include "gs_internal.h"
+
+/* Fill ctx->comm (a duplicate of `comm`), ctx->node_comm, rank, size,
+ * local_rank and local_size. */
+gs_status gs_mpi_setup(gs_context *ctx, MPI_Comm comm);
+void gs_mpi_teardown(gs_context *ctx);
+
+/* Local. The device this rank binds: `requested` when >= 0; the only device
+ * when exactly one is visible (SLURM giving each task its own GPU); else the
+ * node-local rank modulo the device count. */
+int gs_mpi_pick_device(int local_rank, int device_count, int requested);
+
+/* Agree on the outcome of a step. Every rank passes its own status; every
+ * rank returns the same one: GS_OK when all succeeded, else the status of the
+ * lowest failing rank, whose message (ctx->error) is copied to every rank. */
+gs_status gs_mpi_agree(gs_context *ctx, gs_status mine);
+
+/* Combine reduction partials of (type, op) over all ranks, in place; every
+ * rank gets the result. Builtin MPI ops where they match the semantics,
+ * user-defined ops for 128-bit integer sums and NaN-propagating min/max. */
+gs_status gs_mpi_allreduce_acc(gs_context *ctx, gs_type type, gs_op op, gs_acc *acc);
+
+/* The scan offset of this rank: the combination of the 64-bit scan carries
+ * (gs_acc_scan_carry) of all lower ranks, the identity on rank 0. */
+gs_status gs_mpi_exscan_carry(gs_context *ctx, gs_type type, gs_op op, gs_acc local,
+                              gs_acc *offset);
+
+/* min/avg/max over ranks of `count` doubles (for phase timings). */
+gs_status gs_mpi_stats(gs_context *ctx, const double *mine, int count, double *min,
+                       double *avg, double *max);
+
+/* Sum of a 64-bit count over ranks. */
+gs_status gs_mpi_sum_i64(gs_context *ctx, int64_t mine, int64_t *total);
+
+/* ---- MPI-IO ------------------------------------------------------------ */
+typedef struct gs_file gs_file;
+
+/* Open `path` for reading on every rank. The message names the file. */
+gs_status gs_mpiio_open_read(gs_context *ctx, const char *path, gs_file **f);
+/* Size of the file in bytes. */
+gs_status gs_mpiio_size(gs_context *ctx, gs_file *f, uint64_t *bytes);
+/* Read `bytes` at byte `offset` into buf: collective; correct beyond 2 GiB
+ * (the request is split into pieces whose counts fit an int). Each rank may
+ * pass its own offset and size, including 0. */
+gs_status gs_mpiio_read_at(gs_context *ctx, gs_file *f, uint64_t offset, void *buf,
+                           uint64_t bytes);
+
+/* Create a temporary file beside `final_path` (same folder) for writing. */
+gs_status gs_mpiio_create(gs_context *ctx, const char *final_path, gs_file **f);
+/* Collective write of `bytes` at byte `offset`, like gs_mpiio_read_at. */
+gs_status gs_mpiio_write_at(gs_context *ctx, gs_file *f, uint64_t offset, const void *buf,
+                            uint64_t bytes);
+/* Close; for a file from gs_mpiio_create, `keep` = 1 renames it to its final
+ * path (call only after every rank agreed on success), 0 deletes it. */
+gs_status gs_mpiio_close(gs_context *ctx, gs_file *f, int keep);
+
+#endif /* GS_MPI_H */

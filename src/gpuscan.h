@@ -1,0 +1,163 @@
+/*
+ * gpuscan.h - the public interface of libgpuscan.
+ *
+ * Global reductions (sum, prod, min, max) and prefix scans (inclusive,
+ * exclusive) over an array distributed across the ranks of an MPI
+ * communicator, one contiguous shard per rank, computed on one GPU per rank
+ * (CUDA backend) or on the host (CPU backend, OpenMP).
+ *
+ * Conventions:
+ *  - every function that can fail returns a gs_status; GS_OK is 0. After a
+ *    failure gs_context_error() holds a message naming the rank and cause.
+ *  - functions marked "collective" must be called by every rank of the
+ *    context's communicator; they agree on success before returning, so all
+ *    ranks return the same status and none is left waiting.
+ *  - element counts and offsets are 64-bit everywhere.
+ */
+#ifndef GPUSCAN_H
+#define GPUSCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GS_VERSION_STRING "0.1.0"
+
+typedef enum gs_status {
+    GS_OK = 0,
+    GS_ERR_ARG,          /* invalid argument or option */
+    GS_ERR_IO,           /* file missing, unreadable, unwritable */
+    GS_ERR_FORMAT,       /* malformed or unsupported file contents */
+    GS_ERR_NOMEM,        /* host or device allocation failed */
+    GS_ERR_CUDA,         /* CUDA runtime error */
+    GS_ERR_MPI,          /* MPI error */
+    GS_ERR_OVERFLOW,     /* a 64-bit integer sum or prefix sum overflowed */
+    GS_ERR_EMPTY,        /* min or max of no elements */
+    GS_ERR_UNSUPPORTED,  /* not available in this build or on this machine */
+    GS_ERR_VERIFY,       /* --verify found wrong elements */
+    GS_STATUS_COUNT
+} gs_status;
+
+typedef enum gs_type { GS_I32, GS_I64, GS_U32, GS_U64, GS_F32, GS_F64, GS_TYPE_COUNT } gs_type;
+typedef enum gs_op { GS_SUM, GS_PROD, GS_MIN, GS_MAX, GS_OP_COUNT } gs_op;
+typedef enum gs_scan_kind { GS_INCLUSIVE, GS_EXCLUSIVE } gs_scan_kind;
+typedef enum gs_backend { GS_BACKEND_AUTO, GS_BACKEND_CPU, GS_BACKEND_CUDA } gs_backend;
+
+/* A scalar result. `type` says which member holds it: i for GS_I32/GS_I64,
+ * u for GS_U32/GS_U64, f for GS_F32/GS_F64 (an f32 value is held exactly). */
+typedef struct gs_value {
+    gs_type type;
+    union { int64_t i; uint64_t u; double f; } v;
+} gs_value;
+
+/* ---- names and type rules ------------------------------------------------ */
+const char *gs_status_name(gs_status s);          /* "GS_ERR_IO" */
+const char *gs_status_string(gs_status s);        /* "I/O error" */
+const char *gs_type_name(gs_type t);               /* "i32" */
+const char *gs_op_name(gs_op op);                  /* "sum" */
+const char *gs_backend_name(gs_backend b);         /* "cuda" */
+gs_status gs_type_from_name(const char *name, gs_type *t);
+gs_status gs_op_from_name(const char *name, gs_op *op);
+gs_status gs_backend_from_name(const char *name, gs_backend *b);
+size_t gs_type_size(gs_type t);
+/* Type of a reduction's result: sum/prod of integers widen to 64 bits of the
+ * same signedness, float sums and products are accumulated and returned in
+ * fp64, min/max keep the input type. */
+gs_type gs_reduce_result_type(gs_type t, gs_op op);
+/* Element type of a scan's output: integer sum/prod scans widen to 64 bits
+ * (as numpy.cumsum), everything else keeps the input type. */
+gs_type gs_scan_output_type(gs_type t, gs_op op);
+
+/* ---- context ------------------------------------------------------------- */
+typedef struct gs_context gs_context;
+
+typedef struct gs_config {
+    gs_backend backend;   /* AUTO: CUDA when a GPU is usable, else CPU */
+    int device;           /* -1: bind by node-local rank; else this device */
+    size_t device_mem_cap;/* 0: no cap; else bytes of device memory gpuscan may use */
+} gs_config;
+
+#define GS_CONFIG_INIT { GS_BACKEND_AUTO, -1, 0 }
+
+/* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
+ * On failure *ctx is still returned when allocated, so that
+ * gs_context_error() can be read; release it with gs_context_destroy(). */
+gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ctx);
+void gs_context_destroy(gs_context *ctx);
+const char *gs_context_error(const gs_context *ctx);
+int gs_context_rank(const gs_context *ctx);
+int gs_context_size(const gs_context *ctx);
+gs_backend gs_context_backend(const gs_context *ctx);
+
+/* What one rank runs on, for `gpuscan info` and benchmark headers. */
+typedef struct gs_rank_info {
+    int rank, local_rank;
+    char host[64];
+    int device;              /* -1 on the CPU backend */
+    char device_name[96];
+    char pci_bus_id[32];
+    uint64_t device_mem_bytes;
+    int cpu_threads;         /* OpenMP threads of the CPU backend */
+} gs_rank_info;
+/* Collective: every rank's info, gathered on every rank into `all`
+ * (gs_context_size() entries). */
+gs_status gs_context_rank_info(gs_context *ctx, gs_rank_info *all);
+/* The build configuration, one line: "cuda 13.0 (sm_90) mpi openmp". */
+const char *gs_build_info(void);
+
+/* ---- operations on a local shard (collective) ---------------------------- */
+/* `shard` may be a host or a device pointer (CUDA backend). Ranks may pass
+ * different counts, including 0. */
+gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type,
+                    const void *shard, int64_t count, gs_value *result);
+/* `out` holds `count` elements of gs_scan_output_type(type, op), in the same
+ * memory space as `in`. The global scan runs in rank order. */
+gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind,
+                  const void *in, void *out, int64_t count);
+
+/* ---- whole-array runs on files and generated data (collective) ----------- */
+typedef struct gs_source {
+    const char *path;   /* .npy or raw file; NULL: generated data */
+    int64_t count;      /* generated elements (path == NULL) */
+    uint64_t seed;      /* generator seed */
+    gs_type type;       /* element type; for .npy, `type_given` says */
+    int type_given;     /* 1: `type` was chosen by the user */
+} gs_source;
+
+/* Seconds spent per phase on one rank, and min/avg/max over ranks. */
+typedef enum gs_phase { GS_PHASE_READ, GS_PHASE_H2D, GS_PHASE_COMPUTE, GS_PHASE_D2H,
+                        GS_PHASE_WRITE, GS_PHASE_MPI, GS_PHASE_VERIFY, GS_PHASE_COUNT } gs_phase;
+const char *gs_phase_name(gs_phase p);
+
+typedef struct gs_report {
+    int64_t n;                 /* global element count */
+    gs_type type, out_type;
+    int ranks;
+    gs_backend backend;
+    double seconds;            /* wall time of the run, max over ranks */
+    double phase_min[GS_PHASE_COUNT], phase_avg[GS_PHASE_COUNT], phase_max[GS_PHASE_COUNT];
+    uint64_t bytes;            /* bytes read plus bytes written by the kernels */
+    int verified;              /* 1 when --verify ran */
+    int64_t wrong;             /* elements that failed verification, all ranks */
+    gs_value last;             /* scan: the last element of the output */
+} gs_report;
+
+typedef struct gs_run_options {
+    int verify;                /* check every element against an independent reference */
+} gs_run_options;
+
+gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
+                        const gs_run_options *opt, gs_value *result, gs_report *report);
+/* Writes the scan to `out_path` (.npy when the name ends in ".npy", else raw)
+ * through a temporary file renamed only when every rank succeeded. */
+gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_kind kind,
+                      const char *out_path, const gs_run_options *opt, gs_report *report);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GPUSCAN_H */

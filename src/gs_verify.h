@@ -1,0 +1,49 @@
+/*
+ * gs_verify.h - the independent reference behind --verify and the tests:
+ * plain serial loops over host memory, sharing no code with the backends
+ * (only the semantics of gs_acc.h), with the documented error bounds.
+ *
+ * Error bounds for floats (u64 = 2^-53; u_out = 2^-24 for f32 output, 2^-53
+ * for f64; N = the global element count):
+ *   sum  (reduce and scan): |got - ref| <= u_out*|ref| + 2*N*u64*S,
+ *        S = the sum of |x| over the elements the result covers;
+ *   prod (reduce and scan): |got - ref| <= u_out*|ref| + 2*N*u64*|ref|;
+ *   min, max: exact. NaN must meet NaN, an infinity the same infinity.
+ * Integers are compared exactly.
+ */
+#ifndef GS_VERIFY_H
+#define GS_VERIFY_H
+
+#include "gs_acc.h"
+
+/* Serial reduction partial of in[0..n). */
+gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n);
+/* Serial sum of |x| over in[0..n) (floats; 0 for integers). */
+double gs_verify_abs_sum(gs_type type, const void *in, int64_t n);
+
+/* 1 when a float reduction result `got` is within the bound of `ref`
+ * (abs_sum: S over all elements); integers and min/max: exact equality. */
+int gs_verify_reduce_ok(gs_type type, gs_op op, gs_acc got, gs_acc ref, int64_t n_global,
+                        double abs_sum);
+
+/* Element-by-element check of a scan's output, chunk by chunk. */
+typedef struct gs_verify_scan {
+    gs_type type;
+    gs_op op;
+    gs_scan_kind kind;
+    int64_t n_global;    /* for the float bound */
+    gs_acc prefix;       /* reference carry before the next element */
+    double abs_prefix;   /* S before the next element */
+    int64_t checked;     /* elements checked so far */
+    int64_t wrong;       /* elements outside the bound so far */
+    int64_t first_wrong; /* local index of the first wrong element, -1 if none */
+} gs_verify_scan;
+
+/* carry_in: the rank's scan offset; abs_offset: S of all lower ranks. */
+void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kind kind,
+                          int64_t n_global, gs_acc carry_in, double abs_offset);
+/* Check got[0..n) (elements of gs_scan_output_type) against the next n input
+ * elements in[0..n). Returns the wrong count of this chunk. */
+int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got, int64_t n);
+
+#endif /* GS_VERIFY_H */

@@ -1,0 +1,3 @@
+#!/bin/sh
+# The npy CUnit suites, on one rank.
+exec "$GS_MPIRUN" 1 "$GS_BUILDDIR/tests/test_npy"
