@@ -22,6 +22,7 @@ typedef struct gs_cuda_device_info {
     char pci_bus_id[32];
     uint64_t total_mem;
     int sm_count;
+    int device;          /* the CUDA device ordinal bound */
 } gs_cuda_device_info;
 
 /* Usable devices; 0 when there is no driver or no device (never an error). */

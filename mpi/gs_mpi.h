@@ -14,6 +14,11 @@
 gs_status gs_mpi_setup(gs_context *ctx, MPI_Comm comm);
 void gs_mpi_teardown(gs_context *ctx);
 
+/* Local. Record a failed MPI call on this rank: `status` with the message
+ * "<fmt...>: <MPI's error string for mpi_error>". Returns `status`. */
+gs_status gs_mpi_fail(gs_context *ctx, gs_status status, int mpi_error, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Local. The device this rank binds: `requested` when >= 0; the only device
  * when exactly one is visible (SLURM giving each task its own GPU); else the
  * node-local rank modulo the device count. */
@@ -40,6 +45,14 @@ gs_status gs_mpi_stats(gs_context *ctx, const double *mine, int count, double *m
 
 /* Sum of a 64-bit count over ranks. */
 gs_status gs_mpi_sum_i64(gs_context *ctx, int64_t mine, int64_t *total);
+/* Largest of a 64-bit count over ranks. */
+gs_status gs_mpi_max_i64(gs_context *ctx, int64_t mine, int64_t *max);
+/* Sum of doubles over ranks, in place (float error-bound terms). */
+gs_status gs_mpi_sum_f64(gs_context *ctx, double *values, int count);
+/* Exclusive prefix sum of a double over ranks (0 on rank 0). */
+gs_status gs_mpi_exscan_f64(gs_context *ctx, double mine, double *offset);
+/* Every rank's `bytes` bytes, gathered in rank order on every rank. */
+gs_status gs_mpi_allgather_bytes(gs_context *ctx, const void *mine, size_t bytes, void *all);
 
 /* ---- MPI-IO ------------------------------------------------------------ */
 typedef struct gs_file gs_file;
@@ -62,5 +75,10 @@ gs_status gs_mpiio_write_at(gs_context *ctx, gs_file *f, uint64_t offset, const 
 /* Close; for a file from gs_mpiio_create, `keep` = 1 renames it to its final
  * path (call only after every rank agreed on success), 0 deletes it. */
 gs_status gs_mpiio_close(gs_context *ctx, gs_file *f, int keep);
+
+/* Test hook. Local. The largest byte count of one MPI-IO call (default and
+ * maximum 1 GiB; 0 restores the default), so that tests can split small
+ * transfers into many pieces. */
+void gs_mpiio_set_max_piece(uint64_t bytes);
 
 #endif /* GS_MPI_H */

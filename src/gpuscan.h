@@ -148,6 +148,9 @@ typedef struct gs_report {
 
 typedef struct gs_run_options {
     int verify;                /* check every element against an independent reference */
+    int64_t chunk;             /* elements of a shard held on the backend at once;
+                                  0: the whole shard when it fits (resident), else
+                                  as many as fit (streamed) */
 } gs_run_options;
 
 gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,

@@ -48,4 +48,19 @@ gs_status gs_fail(gs_context *ctx, gs_status status, const char *fmt, ...)
 /* Seconds from a monotonic clock. */
 double gs_now(void);
 
+/* ---- local compute on this rank's backend (gs_shard.c) ---------------------
+ * `on_device`: the pointers are device memory (CUDA backend), else host. */
+gs_status gs_local_reduce(gs_context *ctx, gs_type type, gs_op op, const void *in, int64_t n,
+                          int on_device, gs_acc *partial);
+gs_status gs_local_scan(gs_context *ctx, gs_type type, gs_op op, gs_scan_kind kind,
+                        const void *in, void *out, int64_t n, int on_device, gs_acc carry_in,
+                        gs_acc *carry_out, int *overflow);
+/* The global result of a combined reduction partial over n_total elements:
+ * GS_ERR_OVERFLOW when an integer sum does not fit 64 bits, GS_ERR_EMPTY for
+ * min/max of nothing. Sets no message (the caller knows the context). */
+gs_status gs_finish_reduce(gs_type type, gs_op op, gs_acc acc, int64_t n_total, gs_value *result);
+/* A gs_value of `type` from one element in memory / from a 64-bit carry. */
+gs_value gs_value_from_element(gs_type type, const void *element);
+gs_value gs_value_from_carry(gs_type type, gs_acc carry);
+
 #endif /* GS_INTERNAL_H */

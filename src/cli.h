@@ -1,0 +1,42 @@
+/*
+ * cli.h - the gpuscan command line: a thin user of the public API.
+ */
+#ifndef GS_CLI_H
+#define GS_CLI_H
+
+#include <stdio.h>
+#include "gpuscan.h"
+
+/* Exit statuses of the tool. */
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+typedef enum cli_command { CLI_NONE, CLI_REDUCE, CLI_SCAN, CLI_INFO, CLI_HELP, CLI_VERSION } cli_command;
+
+typedef struct cli_args {
+    cli_command command;
+    gs_source src;
+    gs_op op;
+    gs_scan_kind kind;
+    gs_config cfg;
+    gs_run_options run;
+    const char *out_path;    /* -O */
+    const char *json_path;   /* --json FILE, "-" for stdout */
+    int quiet;
+} cli_args;
+
+/* Parse argv. On a usage error returns CLI_EXIT_USAGE with a message in err. */
+int cli_parse(int argc, char **argv, cli_args *args, char *err, size_t errlen);
+/* "12", "1k" (10^3), "2Mi" (2^20), ...: k M G T powers of 10, Ki Mi Gi Ti of 2. */
+int cli_parse_count(const char *text, int64_t *value);
+void cli_print_usage(FILE *out);
+
+/* Reports, printed by rank 0. */
+void cli_print_summary(FILE *out, const cli_args *args, const gs_report *rep,
+                       const gs_value *result, const gs_rank_info *ranks);
+/* Writes the JSON object to args->json_path ("-": stdout) through a
+ * temporary file renamed into place. Returns 0, or -1 with errno set. */
+int cli_write_json(const cli_args *args, const gs_report *rep, const gs_value *result,
+                   const gs_rank_info *ranks);
+void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend);
+
+#endif

@@ -1,0 +1,92 @@
+/* cli_main.c - gpuscan: parse, create a context, run one command, report.
+ * Every rank runs the same steps; rank 0 prints; all ranks exit alike. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int fail(int rank, const char *message, int code)
+{
+    if (rank == 0) {
+        fprintf(stderr, "gpuscan: error: %s\n", message);
+        fflush(stderr);
+    }
+    return code;
+}
+
+static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
+{
+    gs_rank_info *ranks = calloc((size_t)size, sizeof *ranks);
+    if (!ranks) return fail(rank, "out of memory", CLI_EXIT_FAIL);
+    gs_status st = gs_context_rank_info(ctx, ranks);
+    gs_report rep;
+    gs_value result;
+    memset(&result, 0, sizeof result);
+    if (st == GS_OK && a->command == CLI_INFO) {
+        if (rank == 0) cli_print_info(stdout, size, ranks, gs_context_backend(ctx));
+        free(ranks);
+        return CLI_EXIT_OK;
+    }
+    if (st == GS_OK && a->command == CLI_REDUCE)
+        st = gs_reduce_run(ctx, &a->src, a->op, &a->run, &result, &rep);
+    else if (st == GS_OK)
+        st = gs_scan_run(ctx, &a->src, a->op, a->kind, a->out_path, &a->run, &rep);
+    if (st != GS_OK) {
+        int code = fail(rank, gs_context_error(ctx), CLI_EXIT_FAIL);
+        free(ranks);
+        return code;
+    }
+    int code = CLI_EXIT_OK;
+    if (rank == 0) {
+        if (!a->quiet && !(a->json_path && strcmp(a->json_path, "-") == 0))
+            cli_print_summary(stdout, a, &rep, &result, ranks);
+        if (a->json_path && cli_write_json(a, &rep, &result, ranks) != 0) {
+            fprintf(stderr, "gpuscan: error: %s: cannot write the JSON report: %s\n", a->json_path, strerror(errno));
+            code = CLI_EXIT_FAIL;
+        }
+        if (rep.verified && rep.wrong) {
+            fprintf(stderr, "gpuscan: error: verification failed: %lld wrong element(s)\n", (long long)rep.wrong);
+            code = CLI_EXIT_FAIL;
+        }
+        fflush(stdout);
+    }
+    /* every rank leaves with rank 0's verdict */
+    if (MPI_Bcast(&code, 1, MPI_INT, 0, MPI_COMM_WORLD) != MPI_SUCCESS) code = CLI_EXIT_FAIL;
+    free(ranks);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "gpuscan: error: MPI_Init failed\n");
+        return CLI_EXIT_FAIL;
+    }
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+    cli_args args;
+    char err[256];
+    int code = cli_parse(argc, argv, &args, err, sizeof err);
+    if (code != CLI_EXIT_OK) {
+        fail(rank, err, code);
+        if (rank == 0) fputs("(gpuscan --help lists the options)\n", stderr);
+    } else if (args.command == CLI_HELP) {
+        if (rank == 0) cli_print_usage(stdout);
+    } else if (args.command == CLI_VERSION) {
+        if (rank == 0) printf("%s\n", gs_build_info());
+    } else {
+        gs_context *ctx = NULL;
+        gs_status st = gs_context_create(MPI_COMM_WORLD, &args.cfg, &ctx);
+        if (st != GS_OK)
+            code = fail(rank, ctx ? gs_context_error(ctx) : gs_status_string(st), CLI_EXIT_FAIL);
+        else
+            code = run_command(ctx, &args, rank, size);
+        gs_context_destroy(ctx);
+    }
+    MPI_Finalize();
+    return code;
+}

@@ -1,0 +1,165 @@
+/* cli_parse.c - options of the gpuscan command line. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+void cli_print_usage(FILE *out)
+{
+    fputs(
+"usage: gpuscan reduce (-i FILE | -g N) [-t TYPE] [-o OP] [options]\n"
+"       gpuscan scan   (-i FILE | -g N) -O OUT [-t TYPE] [-o OP] [--exclusive] [options]\n"
+"       gpuscan info\n"
+"       gpuscan --help | --version\n"
+"\n"
+"Global reductions and prefix scans over an array split across MPI ranks,\n"
+"each rank on one GPU (or on the CPU backend). Run under mpirun or srun.\n"
+"\n"
+"input:\n"
+"  -i, --input FILE     .npy (v1-3, little-endian i4 i8 u4 u8 f4 f8) or raw binary (needs -t)\n"
+"  -g, --generate N     N generated elements, a function of (seed, index)\n"
+"  -t, --type TYPE      i32 i64 u32 u64 f32 f64 (default f32 for -g, the header's for .npy)\n"
+"      --seed S         generator seed (default 1)\n"
+"operation:\n"
+"  -o, --op OP          sum prod min max (default sum)\n"
+"      --exclusive      exclusive scan (default inclusive)\n"
+"  -O, --output OUT     scan output: .npy when OUT ends in .npy, else raw\n"
+"execution:\n"
+"      --backend B      auto cuda cpu (default auto: cuda when every rank has a GPU)\n"
+"      --device N       GPU ordinal (default: node-local rank modulo the GPUs visible)\n"
+"      --chunk N        elements held on the GPU at once (default: whole shard if it fits)\n"
+"output:\n"
+"      --verify         check every element against an independent reference; exit 1 if wrong\n"
+"      --json FILE|-    write the result as one JSON object\n"
+"  -q, --quiet          no human summary\n"
+"\n"
+"Sizes take suffixes k M G T (powers of 10) and Ki Mi Gi Ti (powers of 2).\n"
+"Integer sums are exact 64-bit (i32 -> i64, u32 -> u64) and overflow is an error;\n"
+"float sums accumulate in fp64. Exit status: 0 success, 1 failure, 2 usage error.\n",
+        out);
+}
+
+int cli_parse_count(const char *text, int64_t *value)
+{
+    static const struct { const char *suffix; double scale; } units[] = {
+        {"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12},
+        {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
+    };
+    if (!text || !*text || *text == '-' || *text == '+') return -1;
+    errno = 0;
+    char *end;
+    unsigned long long digits = strtoull(text, &end, 10);
+    if (end == text || errno) return -1;
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        if (strcmp(end, units[i].suffix) != 0) continue;
+        double v = (double)digits * units[i].scale;
+        if (v > 9.2e18) return -1;
+        *value = (int64_t)digits * (int64_t)units[i].scale;
+        return 0;
+    }
+    return -1;
+}
+
+static int usage_error(char *err, size_t errlen, const char *fmt, const char *what)
+{
+    snprintf(err, errlen, fmt, what);
+    return CLI_EXIT_USAGE;
+}
+
+int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
+{
+    enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_VERIFY, OPT_JSON };
+    static const struct option options[] = {
+        {"input", required_argument, 0, 'i'},      {"generate", required_argument, 0, 'g'},
+        {"type", required_argument, 0, 't'},       {"op", required_argument, 0, 'o'},
+        {"output", required_argument, 0, 'O'},     {"seed", required_argument, 0, OPT_SEED},
+        {"exclusive", no_argument, 0, OPT_EXCLUSIVE}, {"backend", required_argument, 0, OPT_BACKEND},
+        {"device", required_argument, 0, OPT_DEVICE}, {"chunk", required_argument, 0, OPT_CHUNK},
+        {"verify", no_argument, 0, OPT_VERIFY},    {"json", required_argument, 0, OPT_JSON},
+        {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
+        {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
+    };
+    static const gs_config cfg = GS_CONFIG_INIT;
+    memset(a, 0, sizeof *a);
+    a->cfg = cfg;
+    a->src.seed = 1;
+    a->src.type = GS_F32;
+    a->op = GS_SUM;
+    a->kind = GS_INCLUSIVE;
+
+    int first = 1;
+    if (argc > 1 && argv[1][0] != '-') {
+        const char *cmd = argv[1];
+        if (strcmp(cmd, "reduce") == 0) a->command = CLI_REDUCE;
+        else if (strcmp(cmd, "scan") == 0) a->command = CLI_SCAN;
+        else if (strcmp(cmd, "info") == 0) a->command = CLI_INFO;
+        else return usage_error(err, errlen, "unknown command '%s' (reduce, scan, info)", cmd);
+        first = 2;
+    }
+    int has_gen = 0;
+    optind = first;
+    opterr = 0;
+    int c;
+    int64_t count;
+    while ((c = getopt_long(argc, argv, ":i:g:t:o:O:qhV", options, NULL)) != -1) {
+        switch (c) {
+        case 'i': a->src.path = optarg; break;
+        case 'g':
+            if (cli_parse_count(optarg, &a->src.count) != 0)
+                return usage_error(err, errlen, "-g %s: not an element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
+            has_gen = 1;
+            break;
+        case 't':
+            if (gs_type_from_name(optarg, &a->src.type) != GS_OK)
+                return usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64)", optarg);
+            a->src.type_given = 1;
+            break;
+        case 'o':
+            if (gs_op_from_name(optarg, &a->op) != GS_OK)
+                return usage_error(err, errlen, "-o %s: unknown operation (sum prod min max)", optarg);
+            break;
+        case 'O': a->out_path = optarg; break;
+        case OPT_SEED: {
+            char *end;
+            errno = 0;
+            a->src.seed = strtoull(optarg, &end, 0);
+            if (*end || errno || *optarg == '-') return usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+            break;
+        }
+        case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
+        case OPT_BACKEND:
+            if (gs_backend_from_name(optarg, &a->cfg.backend) != GS_OK)
+                return usage_error(err, errlen, "--backend %s: unknown backend (auto cuda cpu)", optarg);
+            break;
+        case OPT_DEVICE:
+            if (cli_parse_count(optarg, &count) != 0 || count > 1 << 20)
+                return usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
+            a->cfg.device = (int)count;
+            break;
+        case OPT_CHUNK:
+            if (cli_parse_count(optarg, &a->run.chunk) != 0 || a->run.chunk == 0)
+                return usage_error(err, errlen, "--chunk %s: not a positive element count", optarg);
+            break;
+        case OPT_VERIFY: a->run.verify = 1; break;
+        case OPT_JSON: a->json_path = optarg; break;
+        case 'q': a->quiet = 1; break;
+        case 'h': a->command = CLI_HELP; return CLI_EXIT_OK;
+        case 'V': a->command = CLI_VERSION; return CLI_EXIT_OK;
+        case ':': return usage_error(err, errlen, "%s needs a value", argv[optind - 1]);
+        default: return usage_error(err, errlen, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
+    if (a->command == CLI_NONE) return usage_error(err, errlen, "%s", "no command given (reduce, scan, info; --help)");
+    if (a->command == CLI_INFO) return CLI_EXIT_OK;
+    if (!a->src.path == !has_gen)
+        return usage_error(err, errlen, "%s", "give exactly one input: -i FILE or -g N");
+    if (a->command == CLI_SCAN && !a->out_path)
+        return usage_error(err, errlen, "%s", "scan needs an output file: -O OUT");
+    if (a->command == CLI_REDUCE && a->out_path)
+        return usage_error(err, errlen, "%s", "-O is for scan; reduce prints its result");
+    return CLI_EXIT_OK;
+}

@@ -1,0 +1,153 @@
+/* cli_report.c - what rank 0 prints: the human summary, JSON, `info`. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* A value as text: exact integers; floats with 17 significant digits, so
+ * they read back to the same double. `json` quotes what JSON cannot hold. */
+static void format_value(char *buf, size_t len, const gs_value *v, int json)
+{
+    switch (v->type) {
+    case GS_I32: case GS_I64: snprintf(buf, len, "%lld", (long long)v->v.i); break;
+    case GS_U32: case GS_U64: snprintf(buf, len, "%llu", (unsigned long long)v->v.u); break;
+    default:
+        if (isnan(v->v.f)) snprintf(buf, len, json ? "\"nan\"" : "nan");
+        else if (isinf(v->v.f)) snprintf(buf, len, json ? "\"%sinf\"" : "%sinf", v->v.f < 0 ? "-" : "");
+        else snprintf(buf, len, "%.17g", v->v.f);
+    }
+}
+
+static double compute_gbps(const gs_report *rep)
+{
+    double t = rep->phase_max[GS_PHASE_COMPUTE];
+    return t > 0 ? (double)rep->bytes / t * 1e-9 : 0.0;
+}
+
+static void describe_devices(char *buf, size_t len, const gs_report *rep, const gs_rank_info *ranks)
+{
+    if (rep->backend != GS_BACKEND_CUDA) {
+        snprintf(buf, len, "%d x %d CPU thread(s)", rep->ranks, ranks[0].cpu_threads);
+        return;
+    }
+    /* "2 x NVIDIA H200" when all ranks have the same model, else each one */
+    int same = 1;
+    for (int i = 1; i < rep->ranks; i++) same &= strcmp(ranks[i].device_name, ranks[0].device_name) == 0;
+    if (same) { snprintf(buf, len, "%d x %s", rep->ranks, ranks[0].device_name); return; }
+    size_t used = 0;
+    for (int i = 0; i < rep->ranks && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ", " : "", ranks[i].device_name);
+}
+
+void cli_print_summary(FILE *out, const cli_args *a, const gs_report *rep, const gs_value *result,
+                       const gs_rank_info *ranks)
+{
+    char value[64], devices[512];
+    describe_devices(devices, sizeof devices, rep, ranks);
+    int scan = a->command == CLI_SCAN;
+    fprintf(out, "# gpuscan %s: %s%s of %lld %s elements (%s) on %d rank(s), backend %s: %s\n",
+            scan ? "scan" : "reduce", scan ? (a->kind == GS_EXCLUSIVE ? "exclusive " : "inclusive ") : "",
+            gs_op_name(a->op), (long long)rep->n, gs_type_name(rep->type),
+            a->src.path ? a->src.path : "generated", rep->ranks, gs_backend_name(rep->backend), devices);
+    if (scan) {
+        format_value(value, sizeof value, &rep->last, 0);
+        fprintf(out, "output  %s (%s)\nlast    %s\n", a->out_path, gs_type_name(rep->out_type),
+                rep->n ? value : "(empty)");
+    } else {
+        format_value(value, sizeof value, result, 0);
+        fprintf(out, "result  %s (%s)\n", value, gs_type_name(result->type));
+    }
+    fprintf(out, "time    %.6f s wall, %.6f s compute (slowest rank): %.2f GB/s compute, %.2f GB/s wall\n",
+            rep->seconds, rep->phase_max[GS_PHASE_COMPUTE], compute_gbps(rep),
+            rep->seconds > 0 ? (double)rep->bytes / rep->seconds * 1e-9 : 0.0);
+    fprintf(out, "phases  (min/avg/max s over ranks)");
+    for (int p = 0; p < GS_PHASE_COUNT; p++)
+        if (rep->phase_max[p] > 0)
+            fprintf(out, "  %s %.4f/%.4f/%.4f", gs_phase_name((gs_phase)p), rep->phase_min[p],
+                    rep->phase_avg[p], rep->phase_max[p]);
+    fputc('\n', out);
+    if (rep->verified) fprintf(out, "#wrong  %lld\n", (long long)rep->wrong);
+}
+
+static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const gs_value *result,
+                       const gs_rank_info *ranks)
+{
+    char value[64];
+    int scan = a->command == CLI_SCAN;
+    fprintf(f, "{\"command\": \"%s\", \"op\": \"%s\", \"type\": \"%s\", \"n\": %lld, \"ranks\": %d, "
+               "\"backend\": \"%s\", \"seconds\": %.9g, \"compute_seconds\": %.9g, \"bytes\": %llu, "
+               "\"compute_gbps\": %.6g",
+            scan ? "scan" : "reduce", gs_op_name(a->op), gs_type_name(rep->type), (long long)rep->n,
+            rep->ranks, gs_backend_name(rep->backend), rep->seconds, rep->phase_max[GS_PHASE_COMPUTE],
+            (unsigned long long)rep->bytes, compute_gbps(rep));
+    if (scan) {
+        format_value(value, sizeof value, &rep->last, 1);
+        fprintf(f, ", \"exclusive\": %s, \"output\": \"", a->kind == GS_EXCLUSIVE ? "true" : "false");
+        for (const char *c = a->out_path; *c; c++) {   /* JSON string escapes */
+            if (*c == '"' || *c == '\\') fputc('\\', f);
+            if ((unsigned char)*c < 0x20) fprintf(f, "\\u%04x", *c); else fputc(*c, f);
+        }
+        fprintf(f, "\", \"output_type\": \"%s\", \"last\": %s", gs_type_name(rep->out_type),
+                rep->n ? value : "null");
+    } else {
+        format_value(value, sizeof value, result, 1);
+        fprintf(f, ", \"result_type\": \"%s\", \"result\": %s", gs_type_name(result->type), value);
+    }
+    if (rep->verified) fprintf(f, ", \"wrong\": %lld", (long long)rep->wrong);
+    fprintf(f, ", \"phases\": {");
+    for (int p = 0; p < GS_PHASE_COUNT; p++)
+        fprintf(f, "%s\"%s\": {\"min\": %.9g, \"avg\": %.9g, \"max\": %.9g}", p ? ", " : "",
+                gs_phase_name((gs_phase)p), rep->phase_min[p], rep->phase_avg[p], rep->phase_max[p]);
+    fprintf(f, "}, \"devices\": [");
+    for (int i = 0; i < rep->ranks; i++)
+        fprintf(f, "%s{\"rank\": %d, \"host\": \"%s\", \"device\": %d, \"name\": \"%s\", \"pci_bus_id\": \"%s\"}",
+                i ? ", " : "", i, ranks[i].host, ranks[i].device,
+                ranks[i].device < 0 ? "cpu" : ranks[i].device_name, ranks[i].pci_bus_id);
+    fprintf(f, "]}\n");
+}
+
+int cli_write_json(const cli_args *a, const gs_report *rep, const gs_value *result,
+                   const gs_rank_info *ranks)
+{
+    if (strcmp(a->json_path, "-") == 0) {
+        write_json(stdout, a, rep, result, ranks);
+        return fflush(stdout) == 0 ? 0 : -1;
+    }
+    size_t len = strlen(a->json_path) + 32;
+    char *tmp = malloc(len);
+    if (!tmp) return -1;
+    snprintf(tmp, len, "%s.tmp.%ld", a->json_path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f != NULL;
+    if (ok) {
+        write_json(f, a, rep, result, ranks);
+        ok = !ferror(f);
+        ok = (fclose(f) == 0) && ok;
+    }
+    if (ok) ok = rename(tmp, a->json_path) == 0;
+    if (!ok) {
+        int saved = errno;
+        remove(tmp);
+        errno = saved;
+    }
+    free(tmp);
+    return ok ? 0 : -1;
+}
+
+void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend)
+{
+    fprintf(out, "%s\nMPI ranks: %d, backend: %s\n", gs_build_info(), size, gs_backend_name(backend));
+    for (int i = 0; i < size; i++) {
+        const gs_rank_info *r = &ranks[i];
+        fprintf(out, "rank %d  host %s  local rank %d  ", r->rank, r->host, r->local_rank);
+        if (r->device >= 0)
+            fprintf(out, "GPU %d: %s, PCI %s, %.1f GiB\n", r->device, r->device_name, r->pci_bus_id,
+                    (double)r->device_mem_bytes / 1073741824.0);
+        else
+            fprintf(out, "cpu backend, %d thread(s)\n", r->cpu_threads);
+    }
+}

@@ -1,0 +1,111 @@
+/* gs_names.c - names of types, ops, backends, statuses, phases; the type
+ * rules of results; the build description. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <string.h>
+
+#include "gs_internal.h"
+
+static const char *const type_names[GS_TYPE_COUNT] = {"i32", "i64", "u32", "u64", "f32", "f64"};
+static const size_t type_sizes[GS_TYPE_COUNT] = {4, 8, 4, 8, 4, 8};
+static const char *const op_names[GS_OP_COUNT] = {"sum", "prod", "min", "max"};
+static const char *const backend_names[] = {"auto", "cpu", "cuda"};
+static const char *const phase_names[GS_PHASE_COUNT] = {"read", "h2d", "compute", "d2h",
+                                                        "write", "mpi", "verify"};
+
+static const struct { const char *name, *text; } statuses[GS_STATUS_COUNT] = {
+    [GS_OK] = {"GS_OK", "success"},
+    [GS_ERR_ARG] = {"GS_ERR_ARG", "invalid argument"},
+    [GS_ERR_IO] = {"GS_ERR_IO", "I/O error"},
+    [GS_ERR_FORMAT] = {"GS_ERR_FORMAT", "malformed or unsupported file"},
+    [GS_ERR_NOMEM] = {"GS_ERR_NOMEM", "out of memory"},
+    [GS_ERR_CUDA] = {"GS_ERR_CUDA", "CUDA error"},
+    [GS_ERR_MPI] = {"GS_ERR_MPI", "MPI error"},
+    [GS_ERR_OVERFLOW] = {"GS_ERR_OVERFLOW", "64-bit integer overflow"},
+    [GS_ERR_EMPTY] = {"GS_ERR_EMPTY", "min or max of an empty array"},
+    [GS_ERR_UNSUPPORTED] = {"GS_ERR_UNSUPPORTED", "not supported by this build or machine"},
+    [GS_ERR_VERIFY] = {"GS_ERR_VERIFY", "verification found wrong elements"},
+};
+
+const char *gs_status_name(gs_status s)
+{
+    return (unsigned)s < GS_STATUS_COUNT ? statuses[s].name : "GS_ERR_UNKNOWN";
+}
+
+const char *gs_status_string(gs_status s)
+{
+    return (unsigned)s < GS_STATUS_COUNT ? statuses[s].text : "unknown status";
+}
+
+const char *gs_type_name(gs_type t) { return (unsigned)t < GS_TYPE_COUNT ? type_names[t] : "?"; }
+const char *gs_op_name(gs_op op) { return (unsigned)op < GS_OP_COUNT ? op_names[op] : "?"; }
+const char *gs_phase_name(gs_phase p) { return (unsigned)p < GS_PHASE_COUNT ? phase_names[p] : "?"; }
+
+const char *gs_backend_name(gs_backend b)
+{
+    return (unsigned)b <= GS_BACKEND_CUDA ? backend_names[b] : "?";
+}
+
+size_t gs_type_size(gs_type t) { return (unsigned)t < GS_TYPE_COUNT ? type_sizes[t] : 0; }
+
+static int find_name(const char *const *names, int count, const char *name)
+{
+    for (int i = 0; name && i < count; i++)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+gs_status gs_type_from_name(const char *name, gs_type *t)
+{
+    int i = find_name(type_names, GS_TYPE_COUNT, name);
+    if (i < 0) return GS_ERR_ARG;
+    *t = (gs_type)i;
+    return GS_OK;
+}
+
+gs_status gs_op_from_name(const char *name, gs_op *op)
+{
+    int i = find_name(op_names, GS_OP_COUNT, name);
+    if (i < 0) return GS_ERR_ARG;
+    *op = (gs_op)i;
+    return GS_OK;
+}
+
+gs_status gs_backend_from_name(const char *name, gs_backend *b)
+{
+    int i = find_name(backend_names, 3, name);
+    if (i < 0) return GS_ERR_ARG;
+    *b = (gs_backend)i;
+    return GS_OK;
+}
+
+static gs_type widen(gs_type t)
+{
+    return t == GS_I32 ? GS_I64 : t == GS_U32 ? GS_U64 : t;
+}
+
+gs_type gs_reduce_result_type(gs_type t, gs_op op)
+{
+    if (op == GS_MIN || op == GS_MAX) return t;
+    return gs_type_is_float(t) ? GS_F64 : widen(t);
+}
+
+gs_type gs_scan_output_type(gs_type t, gs_op op)
+{
+    return (op == GS_SUM || op == GS_PROD) ? widen(t) : t;
+}
+
+const char *gs_build_info(void)
+{
+    return "gpuscan " GS_VERSION_STRING ":"
+#ifdef HAVE_CUDA
+           " cuda " GS_CUDA_VERSION " (" GS_CUDA_ARCHS ")"
+#else
+           " cpu-only"
+#endif
+#ifdef _OPENMP
+           ", openmp"
+#endif
+           ", mpi";
+}

@@ -1,0 +1,219 @@
+/* gs_shard.c - reductions and scans of the local shards an application
+ * passes in (host or device pointers), combined across ranks. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cpu.h"
+#include "gs_internal.h"
+#include "gs_mpi.h"
+#ifdef HAVE_CUDA
+#include "gs_cuda.h"
+#endif
+
+/* Host shards on the CUDA backend go through the GPU in pieces of this many
+ * bytes (the streamed path of docs/DESIGN.md). */
+#define GS_HOST_STAGE_BYTES ((size_t)256 << 20)
+
+static gs_status cuda_failed(gs_context *ctx, gs_status st)
+{
+#ifdef HAVE_CUDA
+    return gs_fail(ctx, st, "%s", gs_cuda_error(ctx->cuda));
+#else
+    return gs_fail(ctx, st, "CUDA backend not built");
+#endif
+}
+
+gs_status gs_local_reduce(gs_context *ctx, gs_type type, gs_op op, const void *in, int64_t n,
+                          int on_device, gs_acc *partial)
+{
+    if (!on_device) {
+        *partial = gs_cpu_reduce(type, op, in, n);
+        return GS_OK;
+    }
+#ifdef HAVE_CUDA
+    gs_status st = gs_cuda_reduce(ctx->cuda, type, op, in, n, partial);
+    return st == GS_OK ? GS_OK : cuda_failed(ctx, st);
+#else
+    return cuda_failed(ctx, GS_ERR_UNSUPPORTED);
+#endif
+}
+
+gs_status gs_local_scan(gs_context *ctx, gs_type type, gs_op op, gs_scan_kind kind,
+                        const void *in, void *out, int64_t n, int on_device, gs_acc carry_in,
+                        gs_acc *carry_out, int *overflow)
+{
+    if (!on_device) {
+        gs_cpu_scan(type, op, kind, in, out, n, carry_in, carry_out, overflow);
+        return GS_OK;
+    }
+#ifdef HAVE_CUDA
+    gs_status st = gs_cuda_scan(ctx->cuda, type, op, kind, in, out, n, carry_in, carry_out, overflow);
+    return st == GS_OK ? GS_OK : cuda_failed(ctx, st);
+#else
+    return cuda_failed(ctx, GS_ERR_UNSUPPORTED);
+#endif
+}
+
+gs_status gs_finish_reduce(gs_type type, gs_op op, gs_acc acc, int64_t n_total, gs_value *result)
+{
+    result->type = gs_reduce_result_type(type, op);
+    if ((op == GS_MIN || op == GS_MAX) && n_total == 0) return GS_ERR_EMPTY;
+    switch (gs_reduce_acc_kind(type, op)) {
+    case GS_ACC_S128:
+        if (acc.s < INT64_MIN || acc.s > INT64_MAX) return GS_ERR_OVERFLOW;
+        result->v.i = (int64_t)acc.s;
+        break;
+    case GS_ACC_U128:
+        if (acc.w > UINT64_MAX) return GS_ERR_OVERFLOW;
+        result->v.u = (uint64_t)acc.w;
+        break;
+    case GS_ACC_F64: result->v.f = acc.f; break;
+    case GS_ACC_U64: result->v.u = acc.u; break;
+    case GS_ACC_I64: result->v.i = acc.i; break;
+    }
+    return GS_OK;
+}
+
+gs_value gs_value_from_carry(gs_type type, gs_acc carry)
+{
+    gs_value v;
+    v.type = type;
+    if (gs_type_is_float(type)) v.v.f = type == GS_F32 ? (double)(float)carry.f : carry.f;
+    else if (gs_type_is_signed(type)) v.v.i = carry.i;
+    else v.v.u = carry.u;
+    return v;
+}
+
+gs_value gs_value_from_element(gs_type type, const void *p)
+{
+    gs_value v;
+    v.type = type;
+    switch (type) {
+    case GS_I32: v.v.i = *(const int32_t *)p; break;
+    case GS_I64: v.v.i = *(const int64_t *)p; break;
+    case GS_U32: v.v.u = *(const uint32_t *)p; break;
+    case GS_U64: v.v.u = *(const uint64_t *)p; break;
+    case GS_F32: v.v.f = *(const float *)p; break;
+    default: v.v.f = *(const double *)p; break;
+    }
+    return v;
+}
+
+static gs_status check_args(gs_context *ctx, gs_op op, gs_type type, const void *p, int64_t count)
+{
+    if ((unsigned)type >= GS_TYPE_COUNT) return gs_fail(ctx, GS_ERR_ARG, "unknown element type %d", (int)type);
+    if ((unsigned)op >= GS_OP_COUNT) return gs_fail(ctx, GS_ERR_ARG, "unknown operation %d", (int)op);
+    if (count < 0) return gs_fail(ctx, GS_ERR_ARG, "negative element count %lld", (long long)count);
+    if (count > 0 && !p) return gs_fail(ctx, GS_ERR_ARG, "NULL shard of %lld elements", (long long)count);
+    return GS_OK;
+}
+
+/* Where the caller's memory lives: device memory only on the CUDA backend. */
+static int is_device_memory(gs_context *ctx, const void *p)
+{
+#ifdef HAVE_CUDA
+    return ctx->cuda && p && gs_cuda_is_device_pointer(ctx->cuda, p);
+#else
+    (void)ctx; (void)p;
+    return 0;
+#endif
+}
+
+#ifdef HAVE_CUDA
+/* A host shard on the CUDA backend: copied to the GPU piece by piece. The
+ * scan carry passes from piece to piece. out == NULL: reduce into *acc. */
+static gs_status staged_on_gpu(gs_context *ctx, gs_type type, gs_op op, gs_scan_kind kind,
+                               const void *in, void *out, int64_t n, gs_acc *acc, int *overflow)
+{
+    size_t in_size = gs_type_size(type), out_size = gs_type_size(gs_scan_output_type(type, op));
+    int64_t piece = (int64_t)(GS_HOST_STAGE_BYTES / (in_size + out_size));
+    void *d_in = NULL, *d_out = NULL;
+    gs_status st = gs_cuda_malloc(ctx->cuda, &d_in, (size_t)(n < piece ? n : piece) * in_size);
+    if (st == GS_OK && out)
+        st = gs_cuda_malloc(ctx->cuda, &d_out, (size_t)(n < piece ? n : piece) * out_size);
+    for (int64_t done = 0; st == GS_OK && done < n; done += piece) {
+        int64_t m = n - done < piece ? n - done : piece;
+        st = gs_cuda_copy_h2d(ctx->cuda, d_in, (const char *)in + done * in_size, (size_t)m * in_size);
+        if (st != GS_OK) break;
+        if (!out) {
+            gs_acc part;
+            st = gs_cuda_reduce(ctx->cuda, type, op, d_in, m, &part);
+            *acc = gs_acc_combine(type, op, *acc, part);
+        } else {
+            int ovf = 0;
+            st = gs_cuda_scan(ctx->cuda, type, op, kind, d_in, d_out, m, *acc, acc, &ovf);
+            *overflow |= ovf;
+            if (st == GS_OK)
+                st = gs_cuda_copy_d2h(ctx->cuda, (char *)out + done * out_size, d_out, (size_t)m * out_size);
+        }
+    }
+    gs_cuda_free(ctx->cuda, d_in);
+    gs_cuda_free(ctx->cuda, d_out);
+    return st == GS_OK ? GS_OK : cuda_failed(ctx, st);
+}
+#endif
+
+/* This rank's partial of its shard, wherever the shard lives. */
+static gs_status shard_partial(gs_context *ctx, gs_type type, gs_op op, const void *shard,
+                               int64_t count, gs_acc *partial)
+{
+    *partial = gs_acc_identity(type, op);
+    if (count == 0) return GS_OK;
+    int on_device = is_device_memory(ctx, shard);
+#ifdef HAVE_CUDA
+    if (ctx->cuda && !on_device)
+        return staged_on_gpu(ctx, type, op, GS_INCLUSIVE, shard, NULL, count, partial, NULL);
+#endif
+    return gs_local_reduce(ctx, type, op, shard, count, on_device, partial);
+}
+
+gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type, const void *shard, int64_t count,
+                    gs_value *result)
+{
+    gs_status st = check_args(ctx, op, type, shard, count);
+    gs_acc partial;
+    if (st == GS_OK) st = shard_partial(ctx, type, op, shard, count, &partial);
+    GS_CHECK(gs_mpi_agree(ctx, st));
+    int64_t n_total = 0;
+    GS_CHECK(gs_mpi_allreduce_acc(ctx, type, op, &partial));
+    GS_CHECK(gs_mpi_sum_i64(ctx, count, &n_total));
+    st = gs_finish_reduce(type, op, partial, n_total, result);
+    if (st == GS_ERR_OVERFLOW)
+        return gs_fail(ctx, st, "the %s sum of %lld elements overflows 64 bits", gs_type_name(type), (long long)n_total);
+    if (st == GS_ERR_EMPTY)
+        return gs_fail(ctx, st, "%s of an empty array has no identity", gs_op_name(op));
+    return st;
+}
+
+gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind, const void *in,
+                  void *out, int64_t count)
+{
+    gs_status st = check_args(ctx, op, type, in, count);
+    if (st == GS_OK && count > 0 && !out) st = gs_fail(ctx, GS_ERR_ARG, "NULL scan output");
+    /* the rank's offset: combine the totals of lower ranks (one reduction
+     * pass first, so the scan pass writes final values; docs/DESIGN.md) */
+    gs_acc carry = gs_acc_identity(type, op);
+    if (st == GS_OK && ctx->size > 1) st = shard_partial(ctx, type, op, in, count, &carry);
+    GS_CHECK(gs_mpi_agree(ctx, st));
+    if (ctx->size > 1)
+        GS_CHECK(gs_mpi_exscan_carry(ctx, type, op, gs_acc_scan_carry(type, op, carry), &carry));
+
+    int overflow = 0;
+    if (count > 0) {
+        int on_device = is_device_memory(ctx, in);
+        if (on_device != is_device_memory(ctx, out))
+            st = gs_fail(ctx, GS_ERR_ARG, "scan input and output must both be host or both be device memory");
+#ifdef HAVE_CUDA
+        else if (ctx->cuda && !on_device)
+            st = staged_on_gpu(ctx, type, op, kind, in, out, count, &carry, &overflow);
+#endif
+        else
+            st = gs_local_scan(ctx, type, op, kind, in, out, count, on_device, carry, NULL, &overflow);
+    }
+    if (st == GS_OK && overflow)
+        st = gs_fail(ctx, GS_ERR_OVERFLOW, "a 64-bit prefix sum of %s elements overflowed", gs_type_name(type));
+    return gs_mpi_agree(ctx, st);
+}
