@@ -19,7 +19,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+/* The CUDA backend's sources see the types below but never MPI. */
+#ifndef GPUSCAN_NO_MPI
 #include <mpi.h>
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,7 +89,9 @@ typedef struct gs_config {
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
  * On failure *ctx is still returned when allocated, so that
  * gs_context_error() can be read; release it with gs_context_destroy(). */
+#ifndef GPUSCAN_NO_MPI
 gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ctx);
+#endif
 void gs_context_destroy(gs_context *ctx);
 const char *gs_context_error(const gs_context *ctx);
 int gs_context_rank(const gs_context *ctx);
