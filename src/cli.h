@@ -39,4 +39,9 @@ int cli_write_json(const cli_args *args, const gs_report *rep, const gs_value *r
                    const gs_rank_info *ranks);
 void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend);
 
+/* Subcommands with their own options (cli_bench.c): called after MPI_Init
+ * with argv[0] = the subcommand's name; return the exit status, the same on
+ * every rank. */
+int cli_bench_main(int argc, char **argv);
+
 #endif

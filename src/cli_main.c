@@ -70,7 +70,13 @@ int main(int argc, char **argv)
 
     cli_args args;
     char err[256];
-    int code = cli_parse(argc, argv, &args, err, sizeof err);
+    int code;
+    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
+        code = cli_bench_main(argc - 1, argv + 1);
+        MPI_Finalize();
+        return code;
+    }
+    code = cli_parse(argc, argv, &args, err, sizeof err);
     if (code != CLI_EXIT_OK) {
         fail(rank, err, code);
         if (rank == 0) fputs("(gpuscan --help lists the options)\n", stderr);
