@@ -5,9 +5,11 @@
  *
  * Error bounds for floats (u64 = 2^-53; u_out = 2^-24 for f32 output, 2^-53
  * for f64; N = the global element count):
- *   sum  (reduce and scan): |got - ref| <= u_out*|ref| + 2*N*u64*S,
+ *   sum  (reduce and scan): |got - ref| <= u_out*|ref| + 2*N*u64*S + d_out,
  *        S = the sum of |x| over the elements the result covers;
- *   prod (reduce and scan): |got - ref| <= u_out*|ref| + 2*N*u64*|ref|;
+ *   prod (reduce and scan): |got - ref| <= u_out*|ref| + 2*N*u64*|ref| + d_out;
+ *   d_out = the output type's smallest subnormal (rounding below the normal
+ *   range is absolute, not relative);
  *   min, max: exact. NaN must meet NaN, an infinity the same infinity.
  * Integers are compared exactly.
  */

@@ -1,0 +1,968 @@
+/*
+ * test_cpu.c - the CPU backend against the independent reference
+ * (gs_verify), and the reference against hand-computed values, on one rank.
+ *
+ * Random cases draw fresh data from a test-local generator seeded with
+ * gs_test_seed() and the case, so a failure replays with GS_TEST_SEED=...
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "gs_cpu.h"
+#include "gs_gen.h"
+#include "gs_test.h"
+#include "gs_verify.h"
+
+#define POISON 0xA5
+#define GUARD_BYTES 64
+#define BIG_N ((int64_t)1000003) /* the blocked scan: every thread, all strands */
+
+static const gs_scan_kind kinds[] = {GS_INCLUSIVE, GS_EXCLUSIVE};
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* CU_ASSERT that also names the case, since one test runs many. */
+#define CHECK_CASE(cond, what, type, op, n)                                                        \
+    do {                                                                                           \
+        const int ok_ = (cond);                                                                    \
+        CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",           \
+                                CU_FALSE);                                                         \
+        if (!ok_)                                                                                  \
+            fprintf(stderr, "    failed: %s %s %s n=%lld (GS_TEST_SEED=%llu)\n", (what),           \
+                    gs_type_name(type), gs_op_name(op), (long long)(n),                            \
+                    (unsigned long long)gs_test_seed());                                           \
+    } while (0)
+
+/* splitmix64, kept apart from gs_gen.h so that the data under test does not
+ * come from the code under test. */
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rng_below(rng *r, uint64_t bound) { return rng_next(r) % bound; }
+static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
+
+/* A generator for one case, distinct per (suite, a, b). */
+static rng case_rng(uint64_t suite, uint64_t a, uint64_t b)
+{
+    rng r = {gs_test_seed() ^ suite * 0xD1B54A32D192ED03ull ^ a * 0xABC98388FB8FAC03ull ^
+             b * 0x8CB92BA72F3D8DD7ull};
+    rng_next(&r);
+    return r;
+}
+
+static void *alloc_or_fail(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    return p;
+}
+
+static size_t out_size(gs_type type, gs_op op)
+{
+    return gs_type_size(gs_scan_output_type(type, op));
+}
+
+/* An output buffer of n elements plus a guard, every byte poisoned. */
+static void *poisoned_output(size_t elem, int64_t n)
+{
+    void *p = alloc_or_fail((size_t)n * elem + GUARD_BYTES);
+    memset(p, POISON, (size_t)n * elem + GUARD_BYTES);
+    return p;
+}
+
+static int guard_intact(const void *out, size_t elem, int64_t n)
+{
+    const unsigned char *g = (const unsigned char *)out + (size_t)n * elem;
+    for (int k = 0; k < GUARD_BYTES; k++)
+        if (g[k] != POISON) return 0;
+    return 1;
+}
+
+/* Store the low bits of `bits` as element k of an integer array. */
+static void set_int(gs_type type, void *buf, int64_t k, uint64_t bits)
+{
+    switch (type) {
+    case GS_I32: ((int32_t *)buf)[k] = (int32_t)(uint32_t)bits; break;
+    case GS_U32: ((uint32_t *)buf)[k] = (uint32_t)bits; break;
+    case GS_I64: ((int64_t *)buf)[k] = (int64_t)bits; break;
+    default: ((uint64_t *)buf)[k] = bits; break;
+    }
+}
+
+static void set_float(gs_type type, void *buf, int64_t k, double v)
+{
+    if (type == GS_F32)
+        ((float *)buf)[k] = (float)v;
+    else
+        ((double *)buf)[k] = v;
+}
+
+/* Element k of an integer array, exactly, as a 128-bit integer. */
+static gs_i128 get_int(gs_type type, const void *buf, int64_t k)
+{
+    switch (type) {
+    case GS_I32: return ((const int32_t *)buf)[k];
+    case GS_U32: return ((const uint32_t *)buf)[k];
+    case GS_I64: return ((const int64_t *)buf)[k];
+    default: return ((const uint64_t *)buf)[k];
+    }
+}
+
+/* Integers: the full range for 32-bit types (their sums are 64-bit); for
+ * 64-bit types values of 40 bits, whose sums cannot overflow, or with
+ * `extreme` the full range, whose prefix sums overflow. Products get odd
+ * factors so that they do not collapse to 0 after 64 even ones. */
+static uint64_t int_value(gs_type type, gs_op op, int extreme, rng *r)
+{
+    uint64_t bits = rng_next(r);
+    if (!extreme && (type == GS_I64 || type == GS_U64))
+        bits = type == GS_I64 ? (uint64_t)((int64_t)bits >> 24) : bits >> 24;
+    return op == GS_PROD ? bits | 1 : bits;
+}
+
+/* Integers at and next to the type's limits. */
+static uint64_t int_special(gs_type type, rng *r)
+{
+    const int is_signed = gs_type_is_signed(type);
+    const uint64_t max = is_signed ? (uint64_t)gs_type_max_i64(type) : gs_type_max_u64(type);
+    const uint64_t min = is_signed ? (uint64_t)gs_type_min_i64(type) : 0;
+    const uint64_t pick[] = {0, 1, ~0ull, max, min, max - 1, min + 1};
+    return pick[rng_below(r, sizeof pick / sizeof pick[0])];
+}
+
+/* Floats: sums of mixed signs and magnitudes, products of factors near +-1
+ * (which neither overflow nor underflow), min/max over every finite
+ * exponent, subnormals included. */
+static double float_value(gs_type type, gs_op op, rng *r)
+{
+    switch (op) {
+    case GS_SUM: return ldexp(2.0 * rng_unit(r) - 1.0, (int)rng_below(r, 41) - 20);
+    case GS_PROD:
+        return (rng_below(r, 2) ? -1.0 : 1.0) * (1.0 + (2.0 * rng_unit(r) - 1.0) * 0x1p-7);
+    default:
+        if (type == GS_F32) {
+            const uint32_t exponent = (uint32_t)rng_below(r, 255) << 23; /* not 255: inf/NaN */
+            uint32_t bits = ((uint32_t)rng_next(r) & 0x807FFFFFu) | exponent;
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            return f;
+        } else {
+            const uint64_t exponent = rng_below(r, 2047) << 52;
+            uint64_t bits = (rng_next(r) & 0x800FFFFFFFFFFFFFull) | exponent;
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            return d;
+        }
+    }
+}
+
+/* Finite floats that stress an op: signed zeros, subnormals, limits. */
+static double float_special(gs_type type, gs_op op, rng *r)
+{
+    const double tiny = type == GS_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN;
+    const double huge = type == GS_F32 ? FLT_MAX : DBL_MAX;
+    const double sum_pick[] = {0.0, -0.0, tiny, -tiny, 0x1p60, -0x1p60, 1.0};
+    const double prod_pick[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5};
+    const double minmax_pick[] = {0.0, -0.0, tiny, -tiny, huge, -huge};
+    switch (op) {
+    case GS_SUM: return sum_pick[rng_below(r, sizeof sum_pick / sizeof sum_pick[0])];
+    case GS_PROD: return prod_pick[rng_below(r, sizeof prod_pick / sizeof prod_pick[0])];
+    default: return minmax_pick[rng_below(r, sizeof minmax_pick / sizeof minmax_pick[0])];
+    }
+}
+
+/* n random elements for (type, op); with `extreme`, one in 32 is special and
+ * floats get one infinity in the second half and a NaN in the last quarter. */
+static void fill_random(gs_type type, gs_op op, void *buf, int64_t n, int extreme, rng *r)
+{
+    const int is_float = gs_type_is_float(type);
+    for (int64_t k = 0; k < n; k++) {
+        const int special = extreme && rng_below(r, 32) == 0;
+        if (is_float)
+            set_float(type, buf, k,
+                      special ? float_special(type, op, r) : float_value(type, op, r));
+        else
+            set_int(type, buf, k, special ? int_special(type, r) : int_value(type, op, extreme, r));
+    }
+    if (extreme && is_float && n >= 4) {
+        set_float(type, buf, n / 2 + (int64_t)rng_below(r, (uint64_t)(n - n / 2)),
+                  rng_below(r, 2) ? INFINITY : -INFINITY);
+        set_float(type, buf, n - 1 - (int64_t)rng_below(r, (uint64_t)(n / 4)), NAN);
+    }
+}
+
+/* A random scan carry of (type, op): the carry of one random element. */
+static gs_acc random_carry(gs_type type, gs_op op, rng *r, double *abs_offset)
+{
+    unsigned char one[8];
+    fill_random(type, op, one, 1, 0, r);
+    *abs_offset = gs_verify_abs_sum(type, one, 1);
+    return gs_acc_scan_carry(type, op, gs_verify_reduce_ref(type, op, one, 1));
+}
+
+/* Whether some prefix sum carry + x[0..k], k < n, leaves the 64-bit range:
+ * the overflow a scan must report, worked out in 128 bits. */
+static int expect_overflow(gs_type type, gs_op op, const void *in, int64_t n, gs_acc carry)
+{
+    if (op != GS_SUM || gs_type_is_float(type)) return 0;
+    const int is_signed = gs_type_is_signed(type);
+    gs_i128 prefix = is_signed ? (gs_i128)(int64_t)carry.u : (gs_i128)carry.u;
+    for (int64_t k = 0; k < n; k++) {
+        prefix += get_int(type, in, k);
+        if (is_signed ? prefix > INT64_MAX || prefix < INT64_MIN : prefix > (gs_i128)UINT64_MAX)
+            return 1;
+    }
+    return 0;
+}
+
+/* Scan carries agree: integers bit for bit, floats within the bound. */
+static int same_carry(gs_type type, gs_op op, gs_acc got, gs_acc ref, int64_t n, double abs_sum)
+{
+    if (!gs_type_is_float(type)) return got.u == ref.u;
+    return gs_verify_reduce_ok(type, op, got, ref, n, abs_sum);
+}
+
+/* One scan on poisoned output, checked element by element against the
+ * reference, with its guard, its carry and its overflow flag. */
+static void check_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in, int64_t n,
+                       gs_acc carry_in, double abs_offset)
+{
+    const size_t elem = out_size(type, op);
+    void *out = poisoned_output(elem, n);
+    gs_acc carry_out;
+    int overflow = -1;
+    gs_cpu_scan(type, op, kind, in, out, n, carry_in, &carry_out, &overflow);
+
+    gs_verify_scan v;
+    gs_verify_scan_begin(&v, type, op, kind, n + 1, carry_in, abs_offset);
+    const char *what = kind == GS_INCLUSIVE ? "inclusive scan" : "exclusive scan";
+    CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, what, type, op, n);
+    CHECK_CASE(guard_intact(out, elem, n), what, type, op, n);
+    CHECK_CASE(same_carry(type, op, carry_out, v.prefix, n + 1, v.abs_prefix), what, type, op, n);
+    CHECK_CASE(overflow == expect_overflow(type, op, in, n, carry_in), what, type, op, n);
+    free(out);
+}
+
+/* ---- random data against the reference ---------------------------------- */
+
+/* Thread counts every random case runs at: serial, and an odd team (the
+ * default may be 1: mpirun binds a rank to one core). */
+#ifdef _OPENMP
+static const int case_threads[] = {1, 3};
+#else
+static const int case_threads[] = {1};
+#endif
+#define CASE_THREAD_COUNTS ((int)(sizeof case_threads / sizeof case_threads[0]))
+
+static void set_threads(int threads)
+{
+#ifdef _OPENMP
+    omp_set_num_threads(threads);
+#else
+    (void)threads;
+#endif
+}
+
+/* Every op of `type` at every test size and every case thread count: the
+ * reduction, and both scans from the identity and from a random carry.
+ * Sizes alternate between plain and extreme data. */
+static void check_random_type(gs_type type)
+{
+    const int saved = gs_cpu_threads();
+    for (int op = 0; op < GS_OP_COUNT; op++) {
+        for (int s = 0; s < gs_test_nsizes; s++) {
+            const int64_t n = gs_test_sizes[s];
+            const int extreme = s % 2;
+            rng r = case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
+            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
+            fill_random(type, op, in, n, extreme, &r);
+            const gs_acc ref = gs_verify_reduce_ref(type, op, in, n);
+            const double abs_sum = gs_verify_abs_sum(type, in, n);
+            for (int c = 0; c < CASE_THREAD_COUNTS; c++) {
+                set_threads(case_threads[c]);
+                gs_acc got = gs_cpu_reduce(type, op, in, n);
+                CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "reduce", type, op,
+                           n);
+                for (int k = 0; k < 2; k++) {
+                    double abs_offset = 0.0;
+                    check_scan(type, op, kinds[k], in, n, gs_acc_identity(type, op), 0.0);
+                    gs_acc carry = random_carry(type, op, &r, &abs_offset);
+                    check_scan(type, op, kinds[k], in, n, carry, abs_offset);
+                }
+            }
+            set_threads(saved);
+            free(in);
+        }
+    }
+}
+
+#define TYPE_TESTS(X)                                                                              \
+    X(i32, GS_I32) X(i64, GS_I64) X(u32, GS_U32) X(u64, GS_U64) X(f32, GS_F32) X(f64, GS_F64)
+#define RANDOM_TEST(sfx, E)                                                                        \
+    static void test_random_##sfx(void) { check_random_type(E); }
+TYPE_TESTS(RANDOM_TEST)
+
+/* Scanning in three chunks, each starting from the carry the previous one
+ * returned, equals scanning the whole: bit for bit for integers, within the
+ * bound (checked against the reference) for floats. */
+static void test_chunks_chain(void)
+{
+    const int64_t n = BIG_N;
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            rng r = case_rng(2, (uint64_t)type, (uint64_t)op);
+            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
+            fill_random(type, op, in, n, 1, &r);
+            const size_t elem = out_size(type, op);
+            for (int k = 0; k < 2; k++) {
+                void *whole = poisoned_output(elem, n), *parts = poisoned_output(elem, n);
+                gs_acc whole_carry, carry = gs_acc_identity(type, op);
+                int whole_overflow, overflow = 0;
+                gs_cpu_scan(type, op, kinds[k], in, whole, n, carry, &whole_carry, &whole_overflow);
+
+                /* cuts: the second chunk is sometimes empty */
+                int64_t cut[4] = {0, (int64_t)rng_below(&r, (uint64_t)n), 0, n};
+                cut[2] = rng_below(&r, 2) ? cut[1]
+                                          : cut[1] + (int64_t)rng_below(&r, (uint64_t)(n - cut[1]));
+                for (int c = 0; c < 3; c++) {
+                    int chunk_overflow;
+                    gs_cpu_scan(type, op, kinds[k],
+                                (const char *)in + (size_t)cut[c] * gs_type_size(type),
+                                (char *)parts + (size_t)cut[c] * elem, cut[c + 1] - cut[c], carry,
+                                &carry, &chunk_overflow);
+                    overflow |= chunk_overflow;
+                }
+                gs_verify_scan v;
+                gs_verify_scan_begin(&v, type, op, kinds[k], n, gs_acc_identity(type, op), 0.0);
+                CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op,
+                           n);
+                CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
+                if (!gs_type_is_float(type)) {
+                    CHECK_CASE(memcmp(whole, parts, (size_t)n * elem) == 0, "chunked = whole", type,
+                               op, n);
+                    CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
+                }
+                free(whole);
+                free(parts);
+            }
+            free(in);
+        }
+    }
+}
+
+/* in == out where the element sizes match gives what separate buffers give. */
+static void test_in_place(void)
+{
+    const int64_t n = BIG_N;
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            const size_t elem = gs_type_size(type);
+            if (out_size(type, op) != elem) continue;
+            rng r = case_rng(3, (uint64_t)type, (uint64_t)op);
+            void *in = alloc_or_fail((size_t)n * elem), *buf = alloc_or_fail((size_t)n * elem);
+            void *out = poisoned_output(elem, n);
+            fill_random(type, op, in, n, 1, &r);
+            for (int k = 0; k < 2; k++) {
+                gs_acc carry, carry_in_place;
+                int overflow, overflow_in_place;
+                memcpy(buf, in, (size_t)n * elem);
+                gs_cpu_scan(type, op, kinds[k], in, out, n, gs_acc_identity(type, op), &carry,
+                            &overflow);
+                gs_cpu_scan(type, op, kinds[k], buf, buf, n, gs_acc_identity(type, op),
+                            &carry_in_place, &overflow_in_place);
+                CHECK_CASE(memcmp(out, buf, (size_t)n * elem) == 0, "in place", type, op, n);
+                CHECK_CASE(memcmp(&carry, &carry_in_place, sizeof carry) == 0, "in place carry",
+                           type, op, n);
+                CHECK_CASE(overflow == overflow_in_place, "in place overflow", type, op, n);
+            }
+            free(in);
+            free(buf);
+            free(out);
+        }
+    }
+}
+
+/* Integer results do not depend on the thread count; float results stay
+ * within the bound at every count. */
+static void test_thread_counts(void)
+{
+#ifdef _OPENMP
+    const int64_t n = BIG_N;
+    const int saved = gs_cpu_threads(), counts[] = {1, 2, 3, 4};
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            rng r = case_rng(4, (uint64_t)type, (uint64_t)op);
+            const size_t elem = out_size(type, op);
+            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
+            void *first = alloc_or_fail((size_t)n * elem), *out = alloc_or_fail((size_t)n * elem);
+            fill_random(type, op, in, n, 1, &r);
+            gs_acc first_reduce, first_carry;
+            int first_overflow = 0;
+            for (int c = 0; c < 4; c++) {
+                set_threads(counts[c]);
+                gs_acc red = gs_cpu_reduce(type, op, in, n), carry;
+                int overflow;
+                gs_cpu_scan(type, op, GS_INCLUSIVE, in, out, n, gs_acc_identity(type, op), &carry,
+                            &overflow);
+                if (gs_type_is_float(type)) {
+                    gs_verify_scan v;
+                    gs_verify_scan_begin(&v, type, op, GS_INCLUSIVE, n, gs_acc_identity(type, op),
+                                         0.0);
+                    CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, "threads scan", type, op,
+                               counts[c]);
+                    CHECK_CASE(gs_verify_reduce_ok(type, op, red,
+                                                   gs_verify_reduce_ref(type, op, in, n), n,
+                                                   gs_verify_abs_sum(type, in, n)),
+                               "threads reduce", type, op, counts[c]);
+                } else if (c == 0) {
+                    memcpy(first, out, (size_t)n * elem);
+                    first_reduce = red;
+                    first_carry = carry;
+                    first_overflow = overflow;
+                } else {
+                    CHECK_CASE(memcmp(first, out, (size_t)n * elem) == 0, "threads scan", type, op,
+                               counts[c]);
+                    CHECK_CASE(memcmp(&first_reduce, &red, sizeof red) == 0, "threads reduce", type,
+                               op, counts[c]);
+                    CHECK_CASE(first_carry.u == carry.u, "threads carry", type, op, counts[c]);
+                    CHECK_CASE(first_overflow == overflow, "threads overflow", type, op, counts[c]);
+                }
+            }
+            set_threads(saved);
+            free(in);
+            free(first);
+            free(out);
+        }
+    }
+#endif
+}
+
+/* n = 0: the reduction is the identity, a scan writes nothing (NULL
+ * buffers are fine) and passes its carry through. */
+static void test_empty(void)
+{
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            const gs_acc id = gs_acc_identity(type, op);
+            gs_acc got = gs_cpu_reduce(type, op, NULL, 0),
+                   ref = gs_verify_reduce_ref(type, op, NULL, 0);
+            CHECK_CASE(gs_verify_reduce_ok(type, op, got, id, 0, 0.0), "empty reduce", type, op, 0);
+            CHECK_CASE(gs_verify_reduce_ok(type, op, ref, id, 0, 0.0), "empty reference", type, op,
+                       0);
+            rng r = case_rng(5, (uint64_t)type, (uint64_t)op);
+            double abs_offset;
+            gs_acc carry_in = random_carry(type, op, &r, &abs_offset), carry_out;
+            int overflow = -1;
+            gs_cpu_scan(type, op, GS_EXCLUSIVE, NULL, NULL, 0, carry_in, &carry_out, &overflow);
+            CHECK_CASE(same_carry(type, op, carry_out, carry_in, 0, 0.0), "empty scan", type, op,
+                       0);
+            CHECK_CASE(overflow == 0, "empty scan", type, op, 0);
+        }
+    }
+}
+
+/* ---- hand-computed cases (they catch a wrong reference too) ------------- */
+
+/* Scan n elements from `carry`, and check the backend's output bit for bit
+ * and the reference's acceptance against `expect`; returns the overflow. */
+static int scan_expect(gs_type type, gs_op op, gs_scan_kind kind, const void *in, int64_t n,
+                       gs_acc carry, const void *expect, gs_acc *carry_out)
+{
+    const size_t elem = out_size(type, op);
+    void *out = poisoned_output(elem, n);
+    int overflow = -1;
+    gs_cpu_scan(type, op, kind, in, out, n, carry, carry_out, &overflow);
+    CHECK_CASE(memcmp(out, expect, (size_t)n * elem) == 0, "scan = hand value", type, op, n);
+    CHECK_CASE(guard_intact(out, elem, n), "scan guard", type, op, n);
+    gs_verify_scan v;
+    gs_verify_scan_begin(&v, type, op, kind, n, carry, 0.0);
+    CHECK_CASE(gs_verify_scan_chunk(&v, in, expect, n) == 0, "reference = hand value", type, op, n);
+    free(out);
+    return overflow;
+}
+
+static void test_i32_sum_is_exact_64bit(void)
+{
+    const int32_t in[3] = {INT32_MAX, INT32_MAX, INT32_MAX};
+    const int64_t expect[3] = {2147483647, 4294967294, 6442450941};
+    CU_ASSERT(gs_cpu_reduce(GS_I32, GS_SUM, in, 3).s == 6442450941);
+    CU_ASSERT(gs_verify_reduce_ref(GS_I32, GS_SUM, in, 3).s == 6442450941);
+    gs_acc carry;
+    CU_ASSERT_EQUAL(scan_expect(GS_I32, GS_SUM, GS_INCLUSIVE, in, 3,
+                                gs_acc_identity(GS_I32, GS_SUM), expect, &carry),
+                    0);
+    CU_ASSERT_EQUAL(carry.i, 6442450941);
+
+    const uint32_t uin[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    CU_ASSERT(gs_cpu_reduce(GS_U32, GS_SUM, uin, 3).w == 12884901885u);
+    CU_ASSERT(gs_verify_reduce_ref(GS_U32, GS_SUM, uin, 3).w == 12884901885u);
+}
+
+static void test_u64_sum_overflow(void)
+{
+    const uint64_t in[2] = {UINT64_MAX, 2};
+    const uint64_t expect[2] = {UINT64_MAX, 1}; /* wrapped */
+    const gs_u128 exact = ((gs_u128)1 << 64) + 1;
+    CU_ASSERT(gs_cpu_reduce(GS_U64, GS_SUM, in, 2).w == exact);
+    CU_ASSERT(gs_verify_reduce_ref(GS_U64, GS_SUM, in, 2).w == exact);
+    gs_acc id = gs_acc_identity(GS_U64, GS_SUM), carry;
+    CU_ASSERT_EQUAL(scan_expect(GS_U64, GS_SUM, GS_INCLUSIVE, in, 1, id, expect, &carry), 0);
+    CU_ASSERT_EQUAL(scan_expect(GS_U64, GS_SUM, GS_INCLUSIVE, in, 2, id, expect, &carry), 1);
+    CU_ASSERT_EQUAL(carry.u, 1);
+    /* the carry alone takes it over: UINT64_MAX-1 + 1 fits, + 0 fits, + 1 does not */
+    const uint64_t step[3] = {1, 0, 1}, step_expect[3] = {UINT64_MAX, UINT64_MAX, 0};
+    gs_acc near;
+    near.w = 0;
+    near.u = UINT64_MAX - 1;
+    CU_ASSERT_EQUAL(scan_expect(GS_U64, GS_SUM, GS_INCLUSIVE, step, 2, near, step_expect, &carry),
+                    0);
+    CU_ASSERT_EQUAL(scan_expect(GS_U64, GS_SUM, GS_INCLUSIVE, step, 3, near, step_expect, &carry),
+                    1);
+}
+
+/* The prefix MAX-10, MAX-5, MAX, MAX+1: flagged from 4 elements on, not
+ * before, for both kinds (an exclusive scan's total counts too). */
+static void test_i64_prefix_overflow_position(void)
+{
+    const int64_t in[5] = {INT64_MAX - 10, 5, 5, 1, -100};
+    const int64_t inclusive[5] = {INT64_MAX - 10, INT64_MAX - 5, INT64_MAX, INT64_MIN,
+                                  INT64_MAX - 99};
+    const int64_t exclusive[5] = {0, INT64_MAX - 10, INT64_MAX - 5, INT64_MAX, INT64_MIN};
+    const gs_acc id = gs_acc_identity(GS_I64, GS_SUM);
+    gs_acc carry;
+    for (int64_t n = 0; n <= 5; n++) {
+        CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_SUM, GS_INCLUSIVE, in, n, id, inclusive, &carry),
+                        n >= 4);
+        CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_SUM, GS_EXCLUSIVE, in, n, id, exclusive, &carry),
+                        n >= 4);
+    }
+    CU_ASSERT_EQUAL(carry.i, INT64_MAX - 99);
+    /* the reduction is exact in 128 bits: its intermediate excursion is no overflow */
+    CU_ASSERT(gs_cpu_reduce(GS_I64, GS_SUM, in, 5).s == INT64_MAX - 99);
+    CU_ASSERT(gs_verify_reduce_ref(GS_I64, GS_SUM, in, 5).s == INT64_MAX - 99);
+
+    const int64_t down[3] = {INT64_MIN + 1, -1, -1},
+                  down_expect[3] = {INT64_MIN + 1, INT64_MIN, INT64_MAX};
+    CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_SUM, GS_INCLUSIVE, down, 2, id, down_expect, &carry), 0);
+    CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_SUM, GS_INCLUSIVE, down, 3, id, down_expect, &carry), 1);
+
+    /* from a carry-in of MAX: +0 fits, +1 overflows, exclusive or not */
+    const int64_t step[3] = {0, 0, 1}, excl_expect[3] = {INT64_MAX, INT64_MAX, INT64_MAX};
+    gs_acc max;
+    max.w = 0;
+    max.i = INT64_MAX;
+    CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_SUM, GS_EXCLUSIVE, step, 2, max, excl_expect, &carry),
+                    0);
+    CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_SUM, GS_EXCLUSIVE, step, 3, max, excl_expect, &carry),
+                    1);
+    CU_ASSERT_EQUAL(carry.i, INT64_MIN);
+}
+
+/* A thread block whose own total overflows (MAX + MAX) while every global
+ * prefix fits (they start from -MAX) is no overflow; one more unit at the
+ * end is. Wherever the blocks fall, at every thread count. */
+static void test_block_overflow_is_not_prefix_overflow(void)
+{
+    const int64_t n = BIG_N;
+    int64_t *in = alloc_or_fail((size_t)n * sizeof *in),
+            *out = alloc_or_fail((size_t)n * sizeof *out);
+    memset(in, 0, (size_t)n * sizeof *in);
+    in[0] = -INT64_MAX;
+    in[n / 2 + 7] = INT64_MAX;
+    in[n - 1] = INT64_MAX;
+    const gs_acc id = gs_acc_identity(GS_I64, GS_SUM);
+    const int saved = gs_cpu_threads();
+    for (int threads = 1; threads <= 4; threads++) {
+        set_threads(threads);
+        for (int k = 0; k < 2; k++) {
+            gs_acc carry;
+            int overflow = -1;
+            in[n - 2] = 0;
+            gs_cpu_scan(GS_I64, GS_SUM, kinds[k], in, out, n, id, &carry, &overflow);
+            CU_ASSERT_EQUAL(overflow, 0);
+            CU_ASSERT_EQUAL(carry.i, INT64_MAX);
+            gs_verify_scan v;
+            gs_verify_scan_begin(&v, GS_I64, GS_SUM, kinds[k], n, id, 0.0);
+            CU_ASSERT_EQUAL(gs_verify_scan_chunk(&v, in, out, n), 0);
+            in[n - 2] = 1;
+            gs_cpu_scan(GS_I64, GS_SUM, kinds[k], in, out, n, id, &carry, &overflow);
+            CU_ASSERT_EQUAL(overflow, 1);
+        }
+    }
+    set_threads(saved);
+    free(in);
+    free(out);
+}
+
+/* Integer products wrap modulo 2^64; signed ones are the same bits. */
+static void test_prod_wraps(void)
+{
+    const uint64_t u64_in[2] = {UINT64_MAX, UINT64_MAX}; /* (-1)(-1) = 1 mod 2^64 */
+    CU_ASSERT_EQUAL(gs_cpu_reduce(GS_U64, GS_PROD, u64_in, 2).u, 1);
+    CU_ASSERT_EQUAL(gs_verify_reduce_ref(GS_U64, GS_PROD, u64_in, 2).u, 1);
+
+    const int64_t i64_in[3] = {(int64_t)1 << 32, (int64_t)1 << 32, 5},
+                  i64_expect[3] = {(int64_t)1 << 32, 0, 0};
+    gs_acc carry;
+    CU_ASSERT_EQUAL(scan_expect(GS_I64, GS_PROD, GS_INCLUSIVE, i64_in, 3,
+                                gs_acc_identity(GS_I64, GS_PROD), i64_expect, &carry),
+                    0);
+    CU_ASSERT_EQUAL(carry.u, 0);
+
+    /* -2 * (2^31-1)^2 = -2^63 + 2^33 - 2 */
+    const int32_t i32_in[3] = {-2, INT32_MAX, INT32_MAX};
+    const int64_t i32_expect[3] = {-2, -4294967294, INT64_MIN + 0x1FFFFFFFE};
+    CU_ASSERT_EQUAL(scan_expect(GS_I32, GS_PROD, GS_INCLUSIVE, i32_in, 3,
+                                gs_acc_identity(GS_I32, GS_PROD), i32_expect, &carry),
+                    0);
+    CU_ASSERT_EQUAL(gs_cpu_reduce(GS_I32, GS_PROD, i32_in, 3).i, INT64_MIN + 0x1FFFFFFFE);
+    CU_ASSERT_EQUAL(gs_verify_reduce_ref(GS_I32, GS_PROD, i32_in, 3).i, INT64_MIN + 0x1FFFFFFFE);
+
+    /* (2^32-1)^3 = 2^33 + 2^32 - 1 mod 2^64 */
+    const uint32_t u32_in[3] = {UINT32_MAX, UINT32_MAX, UINT32_MAX};
+    CU_ASSERT_EQUAL(gs_cpu_reduce(GS_U32, GS_PROD, u32_in, 3).u, 0x2FFFFFFFFull);
+    CU_ASSERT_EQUAL(gs_verify_reduce_ref(GS_U32, GS_PROD, u32_in, 3).u, 0x2FFFFFFFFull);
+}
+
+/* Both backends' float comparisons see NaN: check that values are NaN or
+ * equal, element by element. */
+static int same_floats(const double *got, const double *expect, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (isnan(expect[k]) ? !isnan(got[k]) : got[k] != expect[k]) return 0;
+    return 1;
+}
+
+static void test_nan_propagates_in_min_max(void)
+{
+    const double in[3] = {1.0, NAN, -5.0};
+    for (int op = GS_MIN; op <= GS_MAX; op++) {
+        CU_ASSERT(isnan(gs_cpu_reduce(GS_F64, op, in, 3).f));
+        CU_ASSERT(isnan(gs_verify_reduce_ref(GS_F64, op, in, 3).f));
+        CU_ASSERT(isnan(gs_cpu_reduce(GS_F64, op, in + 1, 2).f));
+        CU_ASSERT_EQUAL(gs_cpu_reduce(GS_F64, op, in + 2, 1).f, -5.0);
+    }
+    double out[3];
+    const double incl_min[3] = {1.0, NAN, NAN}, excl_min[3] = {INFINITY, 1.0, NAN};
+    gs_cpu_scan(GS_F64, GS_MIN, GS_INCLUSIVE, in, out, 3, gs_acc_identity(GS_F64, GS_MIN), NULL,
+                NULL);
+    CU_ASSERT(same_floats(out, incl_min, 3));
+    gs_cpu_scan(GS_F64, GS_MIN, GS_EXCLUSIVE, in, out, 3, gs_acc_identity(GS_F64, GS_MIN), NULL,
+                NULL);
+    CU_ASSERT(same_floats(out, excl_min, 3));
+    gs_verify_scan v;
+    gs_verify_scan_begin(&v, GS_F64, GS_MIN, GS_EXCLUSIVE, 3, gs_acc_identity(GS_F64, GS_MIN), 0.0);
+    CU_ASSERT_EQUAL(gs_verify_scan_chunk(&v, in, excl_min, 3), 0);
+    CU_ASSERT(isnan(v.prefix.f));
+
+    /* a NaN first stays for good, in f32 too */
+    const float fin[3] = {NAN, -1.0f, 2.0f};
+    float fout[3];
+    gs_cpu_scan(GS_F32, GS_MAX, GS_INCLUSIVE, fin, fout, 3, gs_acc_identity(GS_F32, GS_MAX), NULL,
+                NULL);
+    CU_ASSERT(isnan(fout[0]) && isnan(fout[1]) && isnan(fout[2]));
+    CU_ASSERT(isnan(gs_verify_reduce_ref(GS_F32, GS_MAX, fin, 3).f));
+}
+
+/* An exclusive scan from the identity starts with the identity. */
+static void test_exclusive_from_identity(void)
+{
+    gs_acc carry;
+    const int32_t i32_in[3] = {3, 4, 5};
+    const int64_t i32_expect[3] = {0, 3, 7};
+    CU_ASSERT_EQUAL(scan_expect(GS_I32, GS_SUM, GS_EXCLUSIVE, i32_in, 3,
+                                gs_acc_identity(GS_I32, GS_SUM), i32_expect, &carry),
+                    0);
+    CU_ASSERT_EQUAL(carry.i, 12);
+
+    const uint32_t u32_in[3] = {7, 3, 9}, u32_expect[3] = {UINT32_MAX, 7, 3};
+    scan_expect(GS_U32, GS_MIN, GS_EXCLUSIVE, u32_in, 3, gs_acc_identity(GS_U32, GS_MIN),
+                u32_expect, &carry);
+    CU_ASSERT_EQUAL(carry.u, 3);
+
+    const int32_t max_in[1] = {5}, max_expect[1] = {INT32_MIN};
+    scan_expect(GS_I32, GS_MAX, GS_EXCLUSIVE, max_in, 1, gs_acc_identity(GS_I32, GS_MAX),
+                max_expect, &carry);
+    CU_ASSERT_EQUAL(carry.i, 5);
+
+    const int64_t prod_in[2] = {3, -2}, prod_expect[2] = {1, 3};
+    scan_expect(GS_I64, GS_PROD, GS_EXCLUSIVE, prod_in, 2, gs_acc_identity(GS_I64, GS_PROD),
+                prod_expect, &carry);
+    CU_ASSERT_EQUAL(carry.i, -6);
+
+    const double f64_in[2] = {2.0, -1.0}, f64_expect[2] = {-INFINITY, 2.0};
+    scan_expect(GS_F64, GS_MAX, GS_EXCLUSIVE, f64_in, 2, gs_acc_identity(GS_F64, GS_MAX),
+                f64_expect, &carry);
+    CU_ASSERT_EQUAL(carry.f, 2.0);
+}
+
+/* f32 sums and products accumulate in fp64 and round once: 2^24 + 1 + 1 is
+ * 2^24 + 2 (an f32 accumulator loses both ones), and 2^100 * 2^100 * 2^-120
+ * is 2^80 (an f32 accumulator stays at infinity). */
+static void test_f32_accumulates_in_fp64(void)
+{
+    gs_acc carry;
+    const float sum_in[3] = {0x1p24f, 1.0f, 1.0f};
+    const float sum_expect[3] = {0x1p24f, 0x1p24f, 0x1p24f + 2.0f}; /* 2^24 + 1 rounds to even */
+    CU_ASSERT_EQUAL(gs_cpu_reduce(GS_F32, GS_SUM, sum_in, 3).f, 0x1p24 + 2.0);
+    CU_ASSERT_EQUAL(gs_verify_reduce_ref(GS_F32, GS_SUM, sum_in, 3).f, 0x1p24 + 2.0);
+    scan_expect(GS_F32, GS_SUM, GS_INCLUSIVE, sum_in, 3, gs_acc_identity(GS_F32, GS_SUM),
+                sum_expect, &carry);
+    CU_ASSERT_EQUAL(carry.f, 0x1p24 + 2.0);
+
+    const float prod_in[3] = {0x1p100f, 0x1p100f, 0x1p-120f};
+    const float prod_expect[3] = {0x1p100f, INFINITY, 0x1p80f};
+    CU_ASSERT_EQUAL(gs_cpu_reduce(GS_F32, GS_PROD, prod_in, 3).f, 0x1p80);
+    scan_expect(GS_F32, GS_PROD, GS_INCLUSIVE, prod_in, 3, gs_acc_identity(GS_F32, GS_PROD),
+                prod_expect, &carry);
+    CU_ASSERT_EQUAL(carry.f, 0x1p80);
+}
+
+/* ---- the generator ------------------------------------------------------ */
+
+static int generated_matches(gs_type type, uint64_t seed, int64_t start, const void *buf, int64_t n)
+{
+    for (int64_t k = 0; k < n; k++) {
+        const uint64_t i = (uint64_t)(start + k);
+        int same = 0;
+        switch (type) {
+        case GS_I32: same = ((const int32_t *)buf)[k] == gs_gen_i32(seed, i); break;
+        case GS_I64: same = ((const int64_t *)buf)[k] == gs_gen_i64(seed, i); break;
+        case GS_U32: same = ((const uint32_t *)buf)[k] == gs_gen_u32(seed, i); break;
+        case GS_U64: same = ((const uint64_t *)buf)[k] == gs_gen_u64(seed, i); break;
+        case GS_F32: same = ((const float *)buf)[k] == gs_gen_f32(seed, i); break;
+        default: same = ((const double *)buf)[k] == gs_gen_f64(seed, i); break;
+        }
+        if (!same) return 0;
+    }
+    return 1;
+}
+
+/* gs_cpu_generate gives gs_gen_* at every index, whatever the split of
+ * [start, start + n) into calls. */
+static void test_generate(void)
+{
+    const int64_t n = BIG_N, starts[] = {0, 12345, ((int64_t)1 << 40) + 3};
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        const size_t elem = gs_type_size(type);
+        void *whole = poisoned_output(elem, n), *pieces = poisoned_output(elem, n);
+        for (int s = 0; s < 3; s++) {
+            rng r = case_rng(6, (uint64_t)type, (uint64_t)s);
+            const uint64_t seed = rng_next(&r);
+            gs_cpu_generate(type, seed, starts[s], n, whole);
+            CHECK_CASE(generated_matches(type, seed, starts[s], whole, n), "generate", type, GS_SUM,
+                       n);
+            CHECK_CASE(guard_intact(whole, elem, n), "generate guard", type, GS_SUM, n);
+            int64_t at = 0;
+            while (at < n) {
+                const int64_t m = rng_below(&r, 4) == 0
+                                      ? (int64_t)rng_below(&r, 40)
+                                      : (int64_t)rng_below(&r, (uint64_t)(n - at) + 1);
+                const int64_t take = m < n - at ? m : n - at;
+                gs_cpu_generate(type, seed, starts[s] + at, take,
+                                (char *)pieces + (size_t)at * elem);
+                at += take;
+            }
+            CHECK_CASE(memcmp(whole, pieces, (size_t)n * elem) == 0, "generate split", type, GS_SUM,
+                       n);
+        }
+        gs_cpu_generate(type, 1, 0, 0, pieces);
+        CHECK_CASE(guard_intact(pieces, elem, n), "generate n=0", type, GS_SUM, 0);
+        free(whole);
+        free(pieces);
+    }
+}
+
+/* ---- the reference's own checks ---------------------------------------- */
+
+/* v moved by a million units in the last place. */
+static double off_by_million_ulps(gs_type type, double v)
+{
+    if (type == GS_F32) return (float)v + 1e6f * (nextafterf((float)v, INFINITY) - (float)v);
+    return v + 1e6 * (nextafter(v, INFINITY) - v);
+}
+
+static gs_acc float_acc(double f)
+{
+    gs_acc a;
+    a.w = 0;
+    a.f = f;
+    return a;
+}
+
+static void test_verify_reduce_bound(void)
+{
+    const int64_t n = 1000;
+    for (int type = GS_F32; type <= GS_F64; type++) {
+        rng r = case_rng(7, (uint64_t)type, 0);
+        void *in = alloc_or_fail((size_t)n * gs_type_size(type));
+        for (int64_t k = 0; k < n; k++) set_float(type, in, k, 0.5 + 0.5 * rng_unit(&r));
+        const double abs_sum = gs_verify_abs_sum(type, in, n);
+        for (int op = GS_SUM; op <= GS_PROD; op++) {
+            gs_acc ref = gs_verify_reduce_ref(type, op, in, n),
+                   got = gs_cpu_reduce(type, op, in, n);
+            CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "accepts", type, op, n);
+            /* the reduction's result is fp64 */
+            CHECK_CASE(!gs_verify_reduce_ok(type, op, float_acc(off_by_million_ulps(GS_F64, ref.f)),
+                                            ref, n, abs_sum),
+                       "rejects", type, op, n);
+        }
+        free(in);
+    }
+    const double d = 1.5;
+    CU_ASSERT(gs_verify_reduce_ok(GS_F64, GS_SUM, float_acc(NAN), float_acc(NAN), 1, 1.0));
+    CU_ASSERT(!gs_verify_reduce_ok(GS_F64, GS_SUM, float_acc(NAN), float_acc(d), 1, 1.0));
+    CU_ASSERT(!gs_verify_reduce_ok(GS_F64, GS_SUM, float_acc(d), float_acc(NAN), 1, 1.0));
+    CU_ASSERT(
+        gs_verify_reduce_ok(GS_F64, GS_SUM, float_acc(INFINITY), float_acc(INFINITY), 1, INFINITY));
+    CU_ASSERT(!gs_verify_reduce_ok(GS_F64, GS_SUM, float_acc(-INFINITY), float_acc(INFINITY), 1,
+                                   INFINITY));
+    CU_ASSERT(
+        !gs_verify_reduce_ok(GS_F64, GS_SUM, float_acc(DBL_MAX), float_acc(INFINITY), 1, INFINITY));
+    CU_ASSERT(
+        !gs_verify_reduce_ok(GS_F64, GS_MIN, float_acc(nextafter(d, 2.0)), float_acc(d), 1, 0.0));
+    CU_ASSERT(gs_verify_reduce_ok(GS_F32, GS_MAX, float_acc(-0.0), float_acc(0.0), 1, 0.0));
+
+    gs_acc a, b;
+    a.w = b.w = 0;
+    a.s = (gs_i128)INT64_MAX * 4;
+    b.s = a.s + 1;
+    CU_ASSERT(gs_verify_reduce_ok(GS_I64, GS_SUM, a, a, 1, 0.0));
+    CU_ASSERT(!gs_verify_reduce_ok(GS_I64, GS_SUM, a, b, 1, 0.0));
+    a.w = b.w = 0;
+    a.u = 7;
+    b.u = 8;
+    CU_ASSERT(!gs_verify_reduce_ok(GS_U32, GS_MAX, a, b, 1, 0.0));
+}
+
+/* Plant k wrong elements in a correct scan: the reference, fed in three
+ * chunks, counts exactly k and names the first. */
+static void test_verify_scan_counts_planted(void)
+{
+    const int64_t n = 10007;
+    const gs_type types[] = {GS_F32, GS_F64, GS_I64, GS_U32};
+    for (int t = 0; t < 4; t++) {
+        const gs_type type = types[t];
+        const gs_scan_kind kind = kinds[t % 2];
+        const size_t elem = out_size(type, GS_SUM);
+        rng r = case_rng(8, (uint64_t)type, 0);
+        void *in = alloc_or_fail((size_t)n * gs_type_size(type)),
+             *out = alloc_or_fail((size_t)n * elem);
+        char *planted = alloc_or_fail((size_t)n);
+        memset(planted, 0, (size_t)n);
+        for (int64_t k = 0; k < n; k++) {
+            if (gs_type_is_float(type))
+                set_float(type, in, k, 0.5 + 0.5 * rng_unit(&r));
+            else
+                set_int(type, in, k, int_value(type, GS_SUM, 0, &r));
+        }
+        const gs_acc id = gs_acc_identity(type, GS_SUM);
+        gs_cpu_scan(type, GS_SUM, kind, in, out, n, id, NULL, NULL);
+
+        for (int pass = 0; pass < 2; pass++) { /* the real result, then with planted errors */
+            int64_t expect_wrong = 0, expect_first = -1;
+            if (pass == 1) {
+                const int64_t want = 1 + (int64_t)rng_below(&r, 20);
+                while (expect_wrong < want) {
+                    /* not out[0], which may be 0 (whose ulp is tiny) */
+                    const int64_t k = 1 + (int64_t)rng_below(&r, (uint64_t)(n - 1));
+                    if (planted[k]) continue;
+                    planted[k] = 1;
+                    expect_wrong++;
+                    if (type == GS_F32)
+                        ((float *)out)[k] = (float)off_by_million_ulps(type, ((float *)out)[k]);
+                    else if (type == GS_F64)
+                        ((double *)out)[k] = off_by_million_ulps(type, ((double *)out)[k]);
+                    else
+                        ((uint64_t *)out)[k] += 1;
+                }
+                for (int64_t k = n - 1; k >= 0; k--)
+                    if (planted[k]) expect_first = k;
+            }
+            gs_verify_scan v;
+            gs_verify_scan_begin(&v, type, GS_SUM, kind, n, id, 0.0);
+            const int64_t cut1 = (int64_t)rng_below(&r, (uint64_t)n),
+                          cut2 = cut1 + (int64_t)rng_below(&r, (uint64_t)(n - cut1));
+            int64_t wrong = gs_verify_scan_chunk(&v, in, out, cut1);
+            wrong += gs_verify_scan_chunk(&v, (const char *)in + (size_t)cut1 * gs_type_size(type),
+                                          (const char *)out + (size_t)cut1 * elem, cut2 - cut1);
+            wrong += gs_verify_scan_chunk(&v, (const char *)in + (size_t)cut2 * gs_type_size(type),
+                                          (const char *)out + (size_t)cut2 * elem, n - cut2);
+            CHECK_CASE(wrong == expect_wrong && v.wrong == expect_wrong, "planted count", type,
+                       GS_SUM, n);
+            CHECK_CASE(v.first_wrong == expect_first, "planted first", type, GS_SUM, n);
+            CHECK_CASE(v.checked == n, "checked", type, GS_SUM, n);
+        }
+        free(in);
+        free(out);
+        free(planted);
+    }
+}
+
+/* ---- registration ------------------------------------------------------- */
+
+typedef struct named_test {
+    const char *name;
+    CU_TestFunc fn;
+} named_test;
+
+static int add_suite(const char *name, const named_test *tests, int count)
+{
+    CU_pSuite suite = CU_add_suite(name, NULL, NULL);
+    if (!suite) return 1;
+    for (int k = 0; k < count; k++)
+        if (!CU_add_test(suite, tests[k].name, tests[k].fn)) return 1;
+    return 0;
+}
+
+#define NAMED_RANDOM_TEST(sfx, E) {"random " #sfx, test_random_##sfx},
+
+static int register_suites(void)
+{
+    if (gs_test_rank() == 0) printf("gs_cpu_threads() = %d by default\n", gs_cpu_threads());
+    static const named_test random_tests[] = {
+        TYPE_TESTS(NAMED_RANDOM_TEST) /* one per type */
+        {"chunks chain like the whole", test_chunks_chain},
+        {"in place", test_in_place},
+        {"thread counts", test_thread_counts},
+        {"empty", test_empty},
+    };
+    static const named_test known_tests[] = {
+        {"i32 sum is exact in 64 bits", test_i32_sum_is_exact_64bit},
+        {"u64 sum overflow", test_u64_sum_overflow},
+        {"i64 prefix overflow position", test_i64_prefix_overflow_position},
+        {"block overflow is not prefix overflow", test_block_overflow_is_not_prefix_overflow},
+        {"integer products wrap", test_prod_wraps},
+        {"NaN propagates in min/max", test_nan_propagates_in_min_max},
+        {"exclusive scan from identity", test_exclusive_from_identity},
+        {"f32 accumulates in fp64", test_f32_accumulates_in_fp64},
+    };
+    static const named_test other_tests[] = {
+        {"generate", test_generate},
+        {"verify reduce bound", test_verify_reduce_bound},
+        {"verify scan counts planted errors", test_verify_scan_counts_planted},
+    };
+    return add_suite("cpu: random data vs reference", random_tests,
+                     (int)(sizeof random_tests / sizeof random_tests[0])) ||
+           add_suite("cpu: hand-computed cases", known_tests,
+                     (int)(sizeof known_tests / sizeof known_tests[0])) ||
+           add_suite("cpu: generator and reference", other_tests,
+                     (int)(sizeof other_tests / sizeof other_tests[0]));
+}
+
+int main(int argc, char **argv) { return gs_test_main(argc, argv, register_suites); }
