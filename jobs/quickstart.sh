@@ -13,8 +13,10 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 if nvidia-smi -L >/dev/null 2>&1; then n=${1:-2Gi}; else n=${1:-64Mi}; fi
 out=$(mktemp -d)/scan.npy
 trap 'rm -rf "$(dirname "$out")"' EXIT
-"$mpirun" -np 2 "$gpuscan" info
+# --bind-to none lets the CPU backend's OpenMP threads use more than one core per rank
+mpirun_args=(-np 2 --bind-to none)
+"$mpirun" "${mpirun_args[@]}" "$gpuscan" info
 echo
-"$mpirun" -np 2 "$gpuscan" reduce -g "$n" -t f32 -o sum --verify
+"$mpirun" "${mpirun_args[@]}" "$gpuscan" reduce -g "$n" -t f32 -o sum --verify
 echo
-"$mpirun" -np 2 "$gpuscan" scan -g "$n" -t f32 -o sum -O "$out" --verify
+"$mpirun" "${mpirun_args[@]}" "$gpuscan" scan -g "$n" -t f32 -o sum -O "$out" --verify
