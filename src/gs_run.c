@@ -131,13 +131,19 @@ static gs_status open_input_file(gs_run *r)
 {
     gs_context *ctx = r->ctx;
     const char *path = r->src->path;
+    /* MPI-IO opens a folder and then fails (or hangs) in the collective
+     * read: refuse it by name first */
+    struct stat sb;
+    gs_status st = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)
+                       ? gs_fail(ctx, GS_ERR_IO, "%s: is a folder, not a file", path) : GS_OK;
+    GS_CHECK(gs_mpi_agree(ctx, st));
     GS_CHECK(gs_mpiio_open_read(ctx, path, &r->in));
     uint64_t size = 0;
     GS_CHECK(gs_mpiio_size(ctx, r->in, &size));
 
     size_t head_len = size < GS_NPY_MAX_HEADER ? (size_t)size : GS_NPY_MAX_HEADER;
     char *head = malloc(head_len + 1);
-    gs_status st = head ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "%s: no memory for the header", path);
+    st = head ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "%s: no memory for the header", path);
     GS_CHECK(gs_mpi_agree(ctx, st));
     /* every rank reads the same header bytes, so every rank reaches the same
      * verdict on them without a broadcast */
