@@ -1,0 +1,475 @@
+/*
+ * gs_bench.c - the measurements behind `gpuscan bench`: each rank's copy
+ * bandwidth ceilings, and timed, checked runs of the collective gs_reduce
+ * and gs_scan on shards that live on the backend (resident) or in host
+ * memory (streamed).
+ *
+ * Timing follows nccl-tests: no barrier between runs; each rank times every
+ * run on its own monotonic clock, and a run's time is the largest over the
+ * ranks, combined once after the last run so that no extra MPI call sits
+ * between runs. gs_reduce and gs_scan are collective and return only when
+ * their results are complete (the CUDA backend synchronises its stream), so
+ * a rank's clock covers the whole collective as that rank saw it.
+ *
+ * Checks run after the timed runs, never among them: the scan output is
+ * poisoned, one more run fills it, and the output is compared with the
+ * independent serial reference of gs_verify.h, block by block on host
+ * copies, so host memory stays bounded whatever the shard size.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cpu.h"
+#include "gs_internal.h"
+#include "gs_mpi.h"
+#include "gs_run.h"
+#include "gs_verify.h"
+#ifdef HAVE_CUDA
+#include "gs_cuda.h"
+#include "gs_cuda_ceiling.h"
+#endif
+
+/* Elements per host block of a check (the reference's unit of work). */
+#define GS_BENCH_CHECK_BLOCK ((int64_t)1 << 24)
+/* Copies timed per ceiling; the median is kept. */
+#define GS_BENCH_CEILING_REPS 7
+/* Buffer sizes of the ceilings: large against any cache, small against
+ * memory: a host copy touches 2 x 256 MiB, a device copy at most 2 x 1 GiB. */
+#define GS_BENCH_HOST_COPY_BYTES ((size_t)256 << 20)
+#define GS_BENCH_DEVICE_COPY_BYTES ((size_t)1 << 30)
+#define GS_BENCH_H2D_BYTES ((size_t)256 << 20)
+/* Bytes per OpenMP work item of the host copy. */
+#define GS_BENCH_HOST_COPY_PIECE ((size_t)1 << 20)
+/* Largest global count: keeps every byte count of a shard within 64 bits. */
+#define GS_BENCH_MAX_N (INT64_MAX / 16)
+
+const char *gs_bench_mode_name(gs_bench_mode mode)
+{
+    return mode == GS_BENCH_RESIDENT ? "resident" : mode == GS_BENCH_STREAMED ? "streamed" : "unknown";
+}
+
+/* ---- statistics ------------------------------------------------------------- */
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Sorts s[0..n) and returns its median. */
+static double sort_and_median(double *s, int n)
+{
+    qsort(s, (size_t)n, sizeof *s, compare_doubles);
+    return n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
+}
+
+/* ---- ceilings ----------------------------------------------------------------- */
+
+/* dst = src (or, with src NULL, dst filled with ones), split into pieces
+ * over the OpenMP threads as the CPU backend's own loops are. */
+static void host_copy(char *dst, const char *src, size_t bytes)
+{
+    const int64_t pieces = (int64_t)((bytes + GS_BENCH_HOST_COPY_PIECE - 1) / GS_BENCH_HOST_COPY_PIECE);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (int64_t i = 0; i < pieces; i++) {
+        size_t at = (size_t)i * GS_BENCH_HOST_COPY_PIECE;
+        size_t len = bytes - at < GS_BENCH_HOST_COPY_PIECE ? bytes - at : GS_BENCH_HOST_COPY_PIECE;
+        if (src) memcpy(dst + at, src + at, len);
+        else memset(dst + at, 1, len);
+    }
+}
+
+/* The CPU backend's ceiling: read plus write bytes of a parallel memcpy. */
+static gs_status host_copy_gbps(gs_context *ctx, double *gbps)
+{
+    const size_t bytes = GS_BENCH_HOST_COPY_BYTES;
+    char *src = malloc(bytes), *dst = malloc(bytes);
+    gs_status st = GS_OK;
+    if (!src || !dst) {
+        st = gs_fail(ctx, GS_ERR_NOMEM, "cannot allocate 2 x %zu bytes to measure the memory copy bandwidth", bytes);
+    } else {
+        /* the first touch of each page lands on the thread that copies it */
+        host_copy(src, NULL, bytes);
+        host_copy(dst, src, bytes);
+        double seconds[GS_BENCH_CEILING_REPS];
+        for (int i = 0; i < GS_BENCH_CEILING_REPS; i++) {
+            double t0 = gs_now();
+            host_copy(dst, src, bytes);
+            seconds[i] = gs_now() - t0;
+        }
+        double median = sort_and_median(seconds, GS_BENCH_CEILING_REPS);
+        *gbps = median > 0 ? 2.0 * (double)bytes / median * 1e-9 : 0;
+    }
+    free(src);
+    free(dst);
+    return st;
+}
+
+#ifdef HAVE_CUDA
+static gs_status cuda_failed(gs_context *ctx, gs_status st)
+{
+    return st == GS_OK ? GS_OK : gs_fail(ctx, st, "%s", gs_cuda_error(ctx->cuda));
+}
+
+static gs_status device_ceilings(gs_context *ctx, gs_bench_ceiling *c)
+{
+    uint64_t free_bytes = 0, total_bytes = 0;
+    GS_CHECK(cuda_failed(ctx, gs_cuda_mem_info(ctx->cuda, &free_bytes, &total_bytes)));
+    /* source and destination together within half of what is free */
+    size_t d2d = GS_BENCH_DEVICE_COPY_BYTES;
+    if (d2d > free_bytes / 4) d2d = (size_t)(free_bytes / 4);
+    GS_CHECK(cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_D2D, d2d,
+                                                     GS_BENCH_CEILING_REPS, &c->copy_gbps)));
+    return cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_H2D, GS_BENCH_H2D_BYTES,
+                                                   GS_BENCH_CEILING_REPS, &c->h2d_gbps));
+}
+#endif
+
+gs_status gs_bench_ceilings(gs_context *ctx, gs_bench_ceiling *all)
+{
+    gs_bench_ceiling mine = {0, 0};
+    /* an agreement is an Allreduce: every rank starts measuring together */
+    GS_CHECK(gs_mpi_agree(ctx, GS_OK));
+    gs_status st;
+#ifdef HAVE_CUDA
+    if (ctx->cuda) st = device_ceilings(ctx, &mine);
+    else
+#endif
+        st = host_copy_gbps(ctx, &mine.copy_gbps);
+    GS_CHECK(gs_mpi_agree(ctx, st));
+    return gs_mpi_allgather_bytes(ctx, &mine, sizeof mine, all);
+}
+
+/* ---- one case: buffers ------------------------------------------------------- */
+
+typedef struct gs_bench {
+    gs_context *ctx;
+    const gs_bench_case *c;
+    gs_type out_type;           /* scans: gs_scan_output_type */
+    size_t in_size, out_size;   /* out_size is 0 for reductions */
+    int64_t start, count;       /* this rank's shard */
+    int on_device;              /* in and out are device memory */
+    int pinned;                 /* in and out are pinned host memory */
+    void *in, *out;
+    void *h_in, *h_out;         /* host blocks of the check, for device buffers */
+    gs_value result;            /* the last reduction's */
+} gs_bench;
+
+static gs_status check_case(gs_context *ctx, const gs_bench_case *c)
+{
+    if ((unsigned)c->type >= GS_TYPE_COUNT || (unsigned)c->op >= GS_OP_COUNT)
+        return gs_fail(ctx, GS_ERR_ARG, "bench: unknown type %d or operation %d", (int)c->type, (int)c->op);
+    if (c->kind != GS_INCLUSIVE && c->kind != GS_EXCLUSIVE)
+        return gs_fail(ctx, GS_ERR_ARG, "bench: unknown scan kind %d", (int)c->kind);
+    if (c->mode != GS_BENCH_RESIDENT && c->mode != GS_BENCH_STREAMED)
+        return gs_fail(ctx, GS_ERR_ARG, "bench: unknown memory mode %d", (int)c->mode);
+    if (c->n < 1 || c->n > GS_BENCH_MAX_N)
+        return gs_fail(ctx, GS_ERR_ARG, "bench: %lld elements (1 to %lld)", (long long)c->n,
+                       (long long)GS_BENCH_MAX_N);
+    if (c->iters < 1 || c->warmup < 0 || c->check_iters < 0)
+        return gs_fail(ctx, GS_ERR_ARG, "bench: %d timed runs (at least 1), %d warm-up and %d checked (at least 0)",
+                       c->iters, c->warmup, c->check_iters);
+    return GS_OK;
+}
+
+/* Room for this rank's `count` elements of `elem_size` bytes where the
+ * case's mode puts them. */
+static gs_status alloc_buffer(gs_bench *b, void **p, size_t elem_size)
+{
+    const size_t bytes = (size_t)b->count * elem_size;
+    *p = NULL;
+    if (bytes == 0) return GS_OK;
+#ifdef HAVE_CUDA
+    if (b->on_device) return cuda_failed(b->ctx, gs_cuda_malloc(b->ctx->cuda, p, bytes));
+    if (b->pinned) return cuda_failed(b->ctx, gs_cuda_host_alloc(b->ctx->cuda, p, bytes));
+#endif
+    *p = malloc(bytes);
+    return *p ? GS_OK
+              : gs_fail(b->ctx, GS_ERR_NOMEM, "bench: cannot allocate %zu bytes of host memory for a shard of %lld elements",
+                        bytes, (long long)b->count);
+}
+
+static void free_buffer(gs_bench *b, void *p)
+{
+#ifdef HAVE_CUDA
+    if (b->on_device) { gs_cuda_free(b->ctx->cuda, p); return; }
+    if (b->pinned) { gs_cuda_host_free(b->ctx->cuda, p); return; }
+#else
+    (void)b;
+#endif
+    free(p);
+}
+
+/* Elements of the check block that starts at shard index `first`. */
+static int64_t block_len(const gs_bench *b, int64_t first)
+{
+    return b->count - first < GS_BENCH_CHECK_BLOCK ? b->count - first : GS_BENCH_CHECK_BLOCK;
+}
+
+static gs_status alloc_host_block(gs_bench *b, void **p, size_t elem_size)
+{
+    int64_t m = block_len(b, 0);
+    *p = m ? malloc((size_t)m * elem_size) : NULL;
+    return *p || !m ? GS_OK
+                    : gs_fail(b->ctx, GS_ERR_NOMEM, "bench: cannot allocate %zu bytes of host memory for the check",
+                              (size_t)m * elem_size);
+}
+
+/* This rank's shard and its buffers, with generated input. Collective. */
+static gs_status setup(gs_bench *b, gs_context *ctx, const gs_bench_case *c)
+{
+    memset(b, 0, sizeof *b);
+    b->ctx = ctx;
+    b->c = c;
+    GS_CHECK(gs_mpi_agree(ctx, check_case(ctx, c)));
+    b->out_type = gs_scan_output_type(c->type, c->op);
+    b->in_size = gs_type_size(c->type);
+    b->out_size = c->scan ? gs_type_size(b->out_type) : 0;
+    gs_shard_range(c->n, ctx->rank, ctx->size, &b->start, &b->count);
+    b->on_device = ctx->cuda && c->mode == GS_BENCH_RESIDENT;
+    b->pinned = ctx->cuda && c->mode == GS_BENCH_STREAMED;
+
+    gs_status st = alloc_buffer(b, &b->in, b->in_size);
+    if (st == GS_OK) st = alloc_buffer(b, &b->out, b->out_size);
+    if (st == GS_OK && b->on_device && c->check_iters > 0) {
+        st = alloc_host_block(b, &b->h_in, b->in_size);
+        if (st == GS_OK && c->scan) st = alloc_host_block(b, &b->h_out, b->out_size);
+    }
+    if (st == GS_OK && b->count > 0) {
+#ifdef HAVE_CUDA
+        if (b->on_device)
+            st = cuda_failed(ctx, gs_cuda_generate(ctx->cuda, c->type, c->seed, b->start, b->count, b->in));
+        else
+#endif
+            gs_cpu_generate(c->type, c->seed, b->start, b->count, b->in);
+    }
+    return gs_mpi_agree(ctx, st);
+}
+
+static void teardown(gs_bench *b)
+{
+    free_buffer(b, b->in);
+    free_buffer(b, b->out);
+    free(b->h_in);
+    free(b->h_out);
+}
+
+/* ---- one case: runs ------------------------------------------------------------ */
+
+/* One collective run; gs_reduce and gs_scan agree on their status. */
+static gs_status run_once(gs_bench *b)
+{
+    const gs_bench_case *c = b->c;
+    if (c->scan) return gs_scan(b->ctx, c->op, c->type, c->kind, b->in, b->out, b->count);
+    return gs_reduce(b->ctx, c->op, c->type, b->in, b->count, &b->result);
+}
+
+static gs_status time_runs(gs_bench *b, gs_bench_result *r)
+{
+    gs_context *ctx = b->ctx;
+    const int iters = b->c->iters;
+    /* this rank's times, then their min, avg and max over the ranks */
+    double *mine = malloc(4 * (size_t)iters * sizeof *mine);
+    gs_status st = mine ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "no memory for %d run times", iters);
+    if ((st = gs_mpi_agree(ctx, st)) != GS_OK) {
+        free(mine);
+        return st;
+    }
+    double *lo = mine + iters, *avg = lo + iters, *hi = avg + iters;
+    for (int i = 0; i < iters && st == GS_OK; i++) {
+        double t0 = gs_now();
+        st = run_once(b);
+        mine[i] = gs_now() - t0;
+    }
+    if (st == GS_OK) st = gs_mpi_stats(ctx, mine, iters, lo, avg, hi);
+    if (st == GS_OK) {
+        r->median = sort_and_median(hi, iters);
+        r->min = hi[0];
+        r->max = hi[iters - 1];
+        r->p99 = hi[(int)ceil(0.99 * iters) - 1];
+    }
+    free(mine);
+    return st;
+}
+
+/* ---- one case: checks ------------------------------------------------------------ */
+
+/* What the reference says: a reduction's global partial and sum of |x|, or
+ * a scan's offset (the combined lower ranks) and their sum of |x|. */
+typedef struct gs_bench_reference {
+    gs_acc value;
+    double abs_sum;
+} gs_bench_reference;
+
+/* The input elements [first, first + m) of this rank's shard, on the host:
+ * where they are, or generated again (device buffers). */
+static const void *host_input(gs_bench *b, int64_t first, int64_t m)
+{
+    if (!b->on_device) return (const char *)b->in + (size_t)first * b->in_size;
+    gs_cpu_generate(b->c->type, b->c->seed, b->start + first, m, b->h_in);
+    return b->h_in;
+}
+
+/* The scan output elements [first, first + m), on the host. */
+static gs_status host_output(gs_bench *b, int64_t first, int64_t m, void **p)
+{
+    *p = (char *)b->out + (size_t)first * b->out_size;
+#ifdef HAVE_CUDA
+    if (b->on_device) {
+        gs_status st = gs_cuda_copy_d2h(b->ctx->cuda, b->h_out, *p, (size_t)m * b->out_size);
+        *p = b->h_out;
+        return cuda_failed(b->ctx, st);
+    }
+#else
+    (void)m;
+#endif
+    return GS_OK;
+}
+
+/* Fill the scan output with all-ones bytes (NaN, -1, the largest unsigned),
+ * so that elements a run fails to write are counted wrong. Collective. */
+static gs_status poison_output(gs_bench *b)
+{
+    gs_status st = GS_OK;
+#ifdef HAVE_CUDA
+    if (b->on_device) {
+        if (b->count > 0) memset(b->h_out, 0xff, (size_t)block_len(b, 0) * b->out_size);
+        for (int64_t first = 0; first < b->count && st == GS_OK; first += GS_BENCH_CHECK_BLOCK) {
+            int64_t m = block_len(b, first);
+            st = cuda_failed(b->ctx, gs_cuda_copy_h2d(b->ctx->cuda, (char *)b->out + (size_t)first * b->out_size,
+                                                      b->h_out, (size_t)m * b->out_size));
+        }
+        return gs_mpi_agree(b->ctx, st);
+    }
+#endif
+    memset(b->out, 0xff, (size_t)b->count * b->out_size);
+    return gs_mpi_agree(b->ctx, st);
+}
+
+static gs_status compute_reference(gs_bench *b, gs_bench_reference *ref)
+{
+    const gs_bench_case *c = b->c;
+    gs_acc partial = gs_acc_identity(c->type, c->op);
+    double abs_sum = 0;
+    for (int64_t first = 0; first < b->count; first += GS_BENCH_CHECK_BLOCK) {
+        int64_t m = block_len(b, first);
+        const void *x = host_input(b, first, m);
+        partial = gs_acc_combine(c->type, c->op, partial, gs_verify_reduce_ref(c->type, c->op, x, m));
+        abs_sum += gs_verify_abs_sum(c->type, x, m);
+    }
+    if (c->scan) {
+        GS_CHECK(gs_mpi_exscan_carry(b->ctx, c->type, c->op, partial, &ref->value));
+        return gs_mpi_exscan_f64(b->ctx, abs_sum, &ref->abs_sum);
+    }
+    ref->value = partial;
+    ref->abs_sum = abs_sum;
+    GS_CHECK(gs_mpi_allreduce_acc(b->ctx, c->type, c->op, &ref->value));
+    return gs_mpi_sum_f64(b->ctx, &ref->abs_sum, 1);
+}
+
+/* The test hook: GS_BENCH_CORRUPT set to anything but "" or "0". */
+static int corrupt_requested(void)
+{
+    const char *e = getenv("GS_BENCH_CORRUPT");
+    return e && *e && strcmp(e, "0") != 0;
+}
+
+/* A value that no correct run gives where x is due: |x| + 1 away from a
+ * finite x (beyond any error bound of docs/SEMANTICS.md), 0 for the others. */
+static double corrupt_float(double x)
+{
+    return isfinite(x) ? x + copysign(fabs(x) + 1, x) : 0;
+}
+
+static void corrupt_element(gs_type type, void *p)
+{
+    if (type == GS_F32) *(float *)p = (float)corrupt_float(*(float *)p);
+    else if (type == GS_F64) *(double *)p = corrupt_float(*(double *)p);
+    else *(unsigned char *)p ^= 1;   /* the lowest bit of a little-endian integer */
+}
+
+/* A reduction's result as the accumulator the reference holds. */
+static gs_acc acc_of_result(gs_type type, gs_op op, gs_value v)
+{
+    gs_acc a;
+    a.w = 0;
+    switch (gs_reduce_acc_kind(type, op)) {
+    case GS_ACC_S128: a.s = v.v.i; break;
+    case GS_ACC_U128: a.w = v.v.u; break;
+    case GS_ACC_F64: a.f = v.v.f; break;
+    case GS_ACC_U64: a.u = v.v.u; break;
+    case GS_ACC_I64: a.i = v.v.i; break;
+    }
+    return a;
+}
+
+/* Wrong elements of the last run, over all ranks. Collective. */
+static gs_status check_run(gs_bench *b, const gs_bench_reference *ref, int64_t *wrong)
+{
+    const gs_bench_case *c = b->c;
+    const int corrupt = corrupt_requested() && b->ctx->rank == 0;
+    if (!c->scan) {
+        gs_value got = b->result;
+        if (corrupt) {
+            if (gs_type_is_float(got.type)) got.v.f = corrupt_float(got.v.f);
+            else got.v.u ^= 1;
+        }
+        /* every rank holds the result: any rank's wrong one counts */
+        int64_t bad = !gs_verify_reduce_ok(c->type, c->op, acc_of_result(c->type, c->op, got),
+                                           ref->value, c->n, ref->abs_sum);
+        return gs_mpi_max_i64(b->ctx, bad, wrong);
+    }
+    gs_verify_scan v;
+    gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, ref->value, ref->abs_sum);
+    gs_status st = GS_OK;
+    for (int64_t first = 0; first < b->count && st == GS_OK; first += GS_BENCH_CHECK_BLOCK) {
+        int64_t m = block_len(b, first);
+        void *out;
+        st = host_output(b, first, m, &out);
+        if (st != GS_OK) break;
+        if (corrupt && first == 0) corrupt_element(b->out_type, out);
+        gs_verify_scan_chunk(&v, host_input(b, first, m), out, m);
+    }
+    GS_CHECK(gs_mpi_agree(b->ctx, st));
+    return gs_mpi_sum_i64(b->ctx, v.wrong, wrong);
+}
+
+static gs_status check_runs(gs_bench *b, gs_bench_result *r)
+{
+    r->wrong = -1;
+    if (b->c->check_iters == 0) return GS_OK;
+    gs_bench_reference ref;
+    GS_CHECK(compute_reference(b, &ref));
+    r->wrong = 0;
+    for (int k = 0; k < b->c->check_iters; k++) {
+        if (b->c->scan) GS_CHECK(poison_output(b));
+        GS_CHECK(run_once(b));
+        int64_t wrong = 0;
+        GS_CHECK(check_run(b, &ref, &wrong));
+        if (wrong > r->wrong) r->wrong = wrong;
+    }
+    return GS_OK;
+}
+
+gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->wrong = -1;
+    gs_bench b;
+    gs_status st = setup(&b, ctx, c);
+    for (int i = 0; i < c->warmup && st == GS_OK; i++) st = run_once(&b);
+    if (st == GS_OK) st = time_runs(&b, r);
+    if (st == GS_OK) st = check_runs(&b, r);
+    teardown(&b);
+    if (st != GS_OK) return st;
+    r->bytes = (uint64_t)c->n * (b.in_size + b.out_size);
+    r->gbps_total = r->median > 0 ? (double)r->bytes / r->median * 1e-9 : 0;
+    r->gbps_rank = r->gbps_total / ctx->size;
+    return GS_OK;
+}
