@@ -1,0 +1,710 @@
+/*
+ * test_cuda.c - the CUDA backend (gpu/gs_cuda.h) against the independent
+ * reference (gs_verify), on every rank's own GPU.
+ *
+ * Every case draws fresh random data (seeded with gs_test_seed(), so a
+ * failure replays with GS_TEST_SEED=...), poisons the device output with a
+ * guard after it, and checks every element, the carry and the overflow flag.
+ * A machine without a usable GPU skips the program (exit 77).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cuda.h"
+#include "gs_gen.h"
+#include "gs_test.h"
+#include "gs_verify.h"
+
+#define POISON 0xA5
+#define GUARD_BYTES 64
+#define BIG_N ((int64_t)1000003)
+#define HUGE_N (((int64_t)1 << 24) + 3)        /* many tiles, many grid strides */
+#define LARGE_N (((int64_t)1 << 31) + 17)      /* past 32-bit indices */
+
+static const gs_scan_kind kinds[] = {GS_INCLUSIVE, GS_EXCLUSIVE};
+static gs_cuda *gpu;
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* CU_ASSERT that also names the case, since one test runs many. */
+#define CHECK_CASE(cond, what, type, op, n)                                                  \
+    do {                                                                                     \
+        const int ok_ = (cond);                                                              \
+        CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",     \
+                                CU_FALSE);                                                   \
+        if (!ok_)                                                                            \
+            fprintf(stderr, "    failed: %s %s %s n=%lld (GS_TEST_SEED=%llu)\n", (what),     \
+                    gs_type_name(type), gs_op_name(op), (long long)(n),                      \
+                    (unsigned long long)gs_test_seed());                                     \
+    } while (0)
+
+/* A backend call that must succeed; on failure the message says why. */
+#define CHECK_GPU(call)                                                                      \
+    do {                                                                                     \
+        const gs_status st_ = (call);                                                        \
+        CU_ASSERT_EQUAL_FATAL(st_, GS_OK);                                                   \
+    } while (0)
+
+static void report_failure(gs_status status)
+{
+    if (status != GS_OK)
+        fprintf(stderr, "    rank %d: %s: %s\n", gs_test_rank(), gs_status_name(status),
+                gs_cuda_error(gpu));
+}
+
+static gs_status gpu_call(gs_status status)
+{
+    report_failure(status);
+    return status;
+}
+
+/* splitmix64, kept apart from gs_gen.h so that the data under test does not
+ * come from the code under test. */
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rng_below(rng *r, uint64_t bound) { return rng_next(r) % bound; }
+static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
+
+/* A generator for one case, distinct per (suite, a, b) and per rank. */
+static rng case_rng(uint64_t suite, uint64_t a, uint64_t b)
+{
+    rng r = {gs_test_seed() ^ suite * 0xD1B54A32D192ED03ull ^ a * 0xABC98388FB8FAC03ull ^
+             b * 0x8CB92BA72F3D8DD7ull ^ (uint64_t)gs_test_rank() * 0x9FB21C651E98DF25ull};
+    rng_next(&r);
+    return r;
+}
+
+static void *alloc_or_fail(size_t bytes)
+{
+    void *p = malloc(bytes ? bytes : 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    return p;
+}
+
+static void *device_alloc(size_t bytes)
+{
+    void *p = NULL;
+    CU_ASSERT_EQUAL_FATAL(gpu_call(gs_cuda_malloc(gpu, &p, bytes ? bytes : 1)), GS_OK);
+    return p;
+}
+
+static size_t out_size(gs_type type, gs_op op) { return gs_type_size(gs_scan_output_type(type, op)); }
+
+static void set_int(gs_type type, void *buf, int64_t k, uint64_t bits)
+{
+    switch (type) {
+    case GS_I32: ((int32_t *)buf)[k] = (int32_t)(uint32_t)bits; break;
+    case GS_U32: ((uint32_t *)buf)[k] = (uint32_t)bits; break;
+    case GS_I64: ((int64_t *)buf)[k] = (int64_t)bits; break;
+    default: ((uint64_t *)buf)[k] = bits; break;
+    }
+}
+
+static void set_float(gs_type type, void *buf, int64_t k, double v)
+{
+    if (type == GS_F32) ((float *)buf)[k] = (float)v;
+    else ((double *)buf)[k] = v;
+}
+
+static gs_i128 get_int(gs_type type, const void *buf, int64_t k)
+{
+    switch (type) {
+    case GS_I32: return ((const int32_t *)buf)[k];
+    case GS_U32: return ((const uint32_t *)buf)[k];
+    case GS_I64: return ((const int64_t *)buf)[k];
+    default: return ((const uint64_t *)buf)[k];
+    }
+}
+
+/* Integers: the full range for 32-bit types, negatives included; for 64-bit
+ * types 40-bit values, or with `extreme` the full range, whose prefix sums
+ * overflow. Products get odd factors so that they do not collapse to 0. */
+static uint64_t int_value(gs_type type, gs_op op, int extreme, rng *r)
+{
+    uint64_t bits = rng_next(r);
+    if (!extreme && (type == GS_I64 || type == GS_U64))
+        bits = type == GS_I64 ? (uint64_t)((int64_t)bits >> 24) : bits >> 24;
+    return op == GS_PROD ? bits | 1 : bits;
+}
+
+/* Integers at and next to the type's limits. */
+static uint64_t int_special(gs_type type, rng *r)
+{
+    const int is_signed = gs_type_is_signed(type);
+    const uint64_t max = is_signed ? (uint64_t)gs_type_max_i64(type) : gs_type_max_u64(type);
+    const uint64_t min = is_signed ? (uint64_t)gs_type_min_i64(type) : 0;
+    const uint64_t pick[] = {0, 1, ~0ull, max, min, max - 1, min + 1};
+    return pick[rng_below(r, sizeof pick / sizeof pick[0])];
+}
+
+/* Floats: sums of mixed signs and magnitudes, products of factors near +-1
+ * whose logarithms are symmetric about 0 (so that a product of 2^24 of them
+ * neither drifts into f32's subnormals nor overflows), min/max over every
+ * finite exponent, subnormals included. */
+static double float_value(gs_type type, gs_op op, rng *r)
+{
+    switch (op) {
+    case GS_SUM: return ldexp(2.0 * rng_unit(r) - 1.0, (int)rng_below(r, 41) - 20);
+    case GS_PROD:
+        return (rng_below(r, 2) ? -1.0 : 1.0) * exp((2.0 * rng_unit(r) - 1.0) * 0x1p-7);
+    default:
+        if (type == GS_F32) {
+            uint32_t bits = ((uint32_t)rng_next(r) & 0x807FFFFFu) | (uint32_t)rng_below(r, 255) << 23;
+            float f;
+            memcpy(&f, &bits, sizeof f);
+            return f;
+        } else {
+            uint64_t bits = (rng_next(r) & 0x800FFFFFFFFFFFFFull) | rng_below(r, 2047) << 52;
+            double d;
+            memcpy(&d, &bits, sizeof d);
+            return d;
+        }
+    }
+}
+
+static double float_special(gs_type type, gs_op op, rng *r)
+{
+    const double tiny = type == GS_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN;
+    const double huge = type == GS_F32 ? FLT_MAX : DBL_MAX;
+    const double sum_pick[] = {0.0, -0.0, tiny, -tiny, 0x1p60, -0x1p60, 1.0};
+    const double prod_pick[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5};
+    const double minmax_pick[] = {0.0, -0.0, tiny, -tiny, huge, -huge};
+    switch (op) {
+    case GS_SUM: return sum_pick[rng_below(r, sizeof sum_pick / sizeof sum_pick[0])];
+    case GS_PROD: return prod_pick[rng_below(r, sizeof prod_pick / sizeof prod_pick[0])];
+    default: return minmax_pick[rng_below(r, sizeof minmax_pick / sizeof minmax_pick[0])];
+    }
+}
+
+/* n random elements for (type, op); with `extreme`, one in 32 is special and
+ * floats get an infinity in the second half and a NaN in the last quarter. */
+static void fill_random(gs_type type, gs_op op, void *buf, int64_t n, int extreme, rng *r)
+{
+    const int is_float = gs_type_is_float(type);
+    for (int64_t k = 0; k < n; k++) {
+        const int special = extreme && rng_below(r, 32) == 0;
+        if (is_float)
+            set_float(type, buf, k, special ? float_special(type, op, r) : float_value(type, op, r));
+        else
+            set_int(type, buf, k, special ? int_special(type, r) : int_value(type, op, extreme, r));
+    }
+    if (extreme && is_float && n >= 4) {
+        set_float(type, buf, n / 2 + (int64_t)rng_below(r, (uint64_t)(n - n / 2)),
+                  rng_below(r, 2) ? INFINITY : -INFINITY);
+        set_float(type, buf, n - 1 - (int64_t)rng_below(r, (uint64_t)(n / 4)), NAN);
+    }
+}
+
+/* A random scan carry of (type, op): the carry of one random element. */
+static gs_acc random_carry(gs_type type, gs_op op, rng *r, double *abs_offset)
+{
+    unsigned char one[8];
+    fill_random(type, op, one, 1, 0, r);
+    *abs_offset = gs_verify_abs_sum(type, one, 1);
+    return gs_acc_scan_carry(type, op, gs_verify_reduce_ref(type, op, one, 1));
+}
+
+/* Whether some prefix sum carry + x[0..k], k < n, leaves the 64-bit range,
+ * worked out in 128 bits. */
+static int expect_overflow(gs_type type, gs_op op, const void *in, int64_t n, gs_acc carry)
+{
+    if (op != GS_SUM || gs_type_is_float(type)) return 0;
+    const int is_signed = gs_type_is_signed(type);
+    gs_i128 prefix = is_signed ? (gs_i128)(int64_t)carry.u : (gs_i128)carry.u;
+    for (int64_t k = 0; k < n; k++) {
+        prefix += get_int(type, in, k);
+        if (is_signed ? prefix > INT64_MAX || prefix < INT64_MIN : prefix > (gs_i128)UINT64_MAX)
+            return 1;
+    }
+    return 0;
+}
+
+/* Scan carries agree: integers bit for bit, floats within the bound. */
+static int same_carry(gs_type type, gs_op op, gs_acc got, gs_acc ref, int64_t n, double abs_sum)
+{
+    if (!gs_type_is_float(type)) return got.u == ref.u;
+    return gs_verify_reduce_ok(type, op, got, ref, n, abs_sum);
+}
+
+/* Device buffers of one case: the input at element offset `in_offset` of
+ * its buffer, the output at `out_offset`, followed by a guard. */
+typedef struct device_case {
+    char *in_buf, *out_buf;
+    void *in, *out;
+    void *host_out;       /* n output elements and the guard */
+    size_t out_bytes;     /* n output elements */
+} device_case;
+
+static void case_open(device_case *c, gs_type type, gs_op op, const void *in, int64_t n,
+                      int in_offset, int out_offset)
+{
+    const size_t elem = gs_type_size(type), oelem = out_size(type, op);
+    c->in_buf = device_alloc((size_t)(n + in_offset) * elem);
+    c->out_bytes = (size_t)n * oelem;
+    c->out_buf = device_alloc((size_t)out_offset * oelem + c->out_bytes + GUARD_BYTES);
+    c->in = c->in_buf + (size_t)in_offset * elem;
+    c->out = c->out_buf + (size_t)out_offset * oelem;
+    c->host_out = alloc_or_fail(c->out_bytes + GUARD_BYTES);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, c->in, in, (size_t)n * elem)));
+}
+
+/* Poison the output and its guard on the device. */
+static void case_poison(device_case *c)
+{
+    memset(c->host_out, POISON, c->out_bytes + GUARD_BYTES);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, c->out, c->host_out, c->out_bytes + GUARD_BYTES)));
+}
+
+/* Fetch the output and its guard; 1 when the guard is intact. */
+static int case_fetch(device_case *c)
+{
+    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c->host_out, c->out, c->out_bytes + GUARD_BYTES)));
+    const unsigned char *guard = (const unsigned char *)c->host_out + c->out_bytes;
+    for (int k = 0; k < GUARD_BYTES; k++)
+        if (guard[k] != POISON) return 0;
+    return 1;
+}
+
+static void case_close(device_case *c)
+{
+    gs_cuda_free(gpu, c->in_buf);
+    gs_cuda_free(gpu, c->out_buf);
+    free(c->host_out);
+}
+
+/* The device reduction and both scans from `carry_in`, checked against the
+ * reference element by element, with guard, carry and overflow flag. */
+static void check_on_device(gs_type type, gs_op op, const void *in, int64_t n, int in_offset,
+                            int out_offset, gs_acc carry_in, double abs_offset)
+{
+    device_case c;
+    case_open(&c, type, op, in, n, in_offset, out_offset);
+    gs_acc got;
+    CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, type, op, c.in, n, &got)));
+    CHECK_CASE(gs_verify_reduce_ok(type, op, got, gs_verify_reduce_ref(type, op, in, n), n,
+                                   gs_verify_abs_sum(type, in, n)),
+               "reduce", type, op, n);
+    const int want_overflow = expect_overflow(type, op, in, n, carry_in);
+    for (int k = 0; k < 2; k++) {
+        const char *what = kinds[k] == GS_INCLUSIVE ? "inclusive scan" : "exclusive scan";
+        gs_acc carry_out;
+        int overflow = -1;
+        case_poison(&c);
+        CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], c.in, c.out, n, carry_in,
+                                        &carry_out, &overflow)));
+        CHECK_CASE(case_fetch(&c), what, type, op, n);
+        gs_verify_scan v;
+        gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
+        CHECK_CASE(gs_verify_scan_chunk(&v, in, c.host_out, n) == 0, what, type, op, n);
+        CHECK_CASE(same_carry(type, op, carry_out, v.prefix, n + 1, v.abs_prefix), what, type, op, n);
+        CHECK_CASE(overflow == want_overflow, what, type, op, n);
+    }
+    case_close(&c);
+}
+
+/* ---- random data against the reference ---------------------------------- */
+
+/* Every op of `type` at every test size and at 2^24+3: the reduction and
+ * both scans, from the identity and from a random carry. Sizes alternate
+ * between plain and extreme data and between aligned buffers and buffers
+ * one element off 16 bytes (input and output alike, or output only). */
+static void check_random_type(gs_type type)
+{
+    for (int op = 0; op < GS_OP_COUNT; op++) {
+        for (int s = 0; s <= gs_test_nsizes; s++) {
+            const int64_t n = s < gs_test_nsizes ? gs_test_sizes[s] : HUGE_N;
+            rng r = case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
+            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
+            fill_random(type, op, in, n, s % 2, &r);
+            const int in_offset = s % 3 == 1, out_offset = s % 3 != 0;
+            double abs_offset = 0.0;
+            check_on_device(type, op, in, n, in_offset, out_offset, gs_acc_identity(type, op), 0.0);
+            const gs_acc carry = random_carry(type, op, &r, &abs_offset);
+            check_on_device(type, op, in, n, in_offset, out_offset, carry, abs_offset);
+            free(in);
+        }
+    }
+}
+
+#define TYPE_TESTS(X) X(i32, GS_I32) X(i64, GS_I64) X(u32, GS_U32) X(u64, GS_U64) X(f32, GS_F32) X(f64, GS_F64)
+#define RANDOM_TEST(sfx, E) static void test_random_##sfx(void) { check_random_type(E); }
+TYPE_TESTS(RANDOM_TEST)
+
+/* 64-bit sums near the limits: the first overflowing prefix is flagged for
+ * both kinds, the wrapped outputs match the reference, and the exact 128-bit
+ * reduction is right past 64 bits. The overflow sits in a late tile. */
+static void test_sum_overflow(void)
+{
+    const gs_type types[] = {GS_I64, GS_U64};
+    for (int t = 0; t < 2; t++) {
+        const gs_type type = types[t];
+        for (int64_t at = BIG_N - 1; at > 0; at /= 7) {
+            rng r = case_rng(2, (uint64_t)type, (uint64_t)at);
+            const int64_t n = BIG_N;
+            void *in = alloc_or_fail((size_t)n * 8);
+            fill_random(type, GS_SUM, in, n, 0, &r);
+            /* everything before `at` sums to about +-2^53 at most; this jumps over the limit */
+            set_int(type, in, at, type == GS_I64 ? (uint64_t)INT64_MAX : UINT64_MAX);
+            if (type == GS_I64) set_int(type, in, at - (at > 0), (uint64_t)((int64_t)1 << 60));
+            CU_ASSERT(expect_overflow(type, GS_SUM, in, at, gs_acc_identity(type, GS_SUM)) == 0);
+            check_on_device(type, GS_SUM, in, n, 0, 0, gs_acc_identity(type, GS_SUM), 0.0);
+            free(in);
+        }
+    }
+}
+
+/* Scanning in pieces, each from the carry the previous one returned, equals
+ * scanning the whole: bit for bit for integers (values, carry, overflow),
+ * within the bound for floats. Pieces start at any element, so most are
+ * misaligned. */
+static void test_chunks_chain(void)
+{
+    const int64_t n = BIG_N;
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            rng r = case_rng(3, (uint64_t)type, (uint64_t)op);
+            const size_t elem = gs_type_size(type), oelem = out_size(type, op);
+            void *in = alloc_or_fail((size_t)n * elem), *whole = alloc_or_fail((size_t)n * oelem);
+            void *parts = alloc_or_fail((size_t)n * oelem);
+            fill_random(type, op, in, n, 1, &r);
+            char *d_in = device_alloc((size_t)n * elem), *d_out = device_alloc((size_t)n * oelem);
+            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
+            for (int k = 0; k < 2; k++) {
+                const gs_acc id = gs_acc_identity(type, op);
+                gs_acc whole_carry, carry = id;
+                int whole_overflow, overflow = 0;
+                CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_out, n, id,
+                                                &whole_carry, &whole_overflow)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, (size_t)n * oelem)));
+                /* six cuts in random places, empty pieces allowed */
+                int64_t cut[8] = {0, n};
+                for (int c = 2; c < 8; c++) cut[c] = (int64_t)rng_below(&r, (uint64_t)n + 1);
+                for (int i = 1; i < 8; i++)   /* sort the cuts */
+                    for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
+                        const int64_t tmp = cut[j];
+                        cut[j] = cut[j - 1];
+                        cut[j - 1] = tmp;
+                    }
+                for (int c = 0; c < 7; c++) {
+                    int piece_overflow = -1;
+                    CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in + cut[c] * elem,
+                                                    d_out + cut[c] * oelem, cut[c + 1] - cut[c],
+                                                    carry, &carry, &piece_overflow)));
+                    overflow |= piece_overflow;
+                }
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, parts, d_out, (size_t)n * oelem)));
+                gs_verify_scan v;
+                gs_verify_scan_begin(&v, type, op, kinds[k], n, id, 0.0);
+                CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op, n);
+                CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
+                if (!gs_type_is_float(type)) {
+                    CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "chunked = whole", type, op, n);
+                    CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
+                }
+            }
+            gs_cuda_free(gpu, d_in);
+            gs_cuda_free(gpu, d_out);
+            free(in);
+            free(whole);
+            free(parts);
+        }
+    }
+}
+
+/* in == out where the element sizes match gives what separate buffers give:
+ * the same bits for integers, results within the bound for floats (whose
+ * association depends on the order tiles finish in); where the sizes differ,
+ * the call is refused. */
+static void test_in_place(void)
+{
+    const int64_t n = BIG_N;
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            const size_t elem = gs_type_size(type);
+            const gs_acc id = gs_acc_identity(type, op);
+            char *d_in = device_alloc((size_t)n * 8), *d_out = device_alloc((size_t)n * 8);
+            if (out_size(type, op) != elem) {
+                gs_acc carry;
+                int overflow;
+                CHECK_CASE(gs_cuda_scan(gpu, type, op, GS_INCLUSIVE, d_in, d_in, n, id, &carry,
+                                        &overflow) == GS_ERR_ARG,
+                           "in place refused", type, op, n);
+            } else {
+                rng r = case_rng(4, (uint64_t)type, (uint64_t)op);
+                void *in = alloc_or_fail((size_t)n * elem), *a = alloc_or_fail((size_t)n * elem);
+                void *b = alloc_or_fail((size_t)n * elem);
+                fill_random(type, op, in, n, 1, &r);
+                for (int k = 0; k < 2; k++) {
+                    gs_acc carry, carry_in_place;
+                    int overflow, overflow_in_place;
+                    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
+                    CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_out, n, id,
+                                                    &carry, &overflow)));
+                    CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_in, n, id,
+                                                    &carry_in_place, &overflow_in_place)));
+                    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, a, d_out, (size_t)n * elem)));
+                    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, b, d_in, (size_t)n * elem)));
+                    if (gs_type_is_float(type)) {
+                        gs_verify_scan v;
+                        gs_verify_scan_begin(&v, type, op, kinds[k], n, id, 0.0);
+                        CHECK_CASE(gs_verify_scan_chunk(&v, in, b, n) == 0, "in place", type, op, n);
+                        CHECK_CASE(same_carry(type, op, carry_in_place, v.prefix, n, v.abs_prefix),
+                                   "in place carry", type, op, n);
+                    } else {
+                        CHECK_CASE(memcmp(a, b, (size_t)n * elem) == 0, "in place", type, op, n);
+                        CHECK_CASE(carry.u == carry_in_place.u, "in place carry", type, op, n);
+                    }
+                    CHECK_CASE(overflow == overflow_in_place, "in place overflow", type, op, n);
+                }
+                free(in);
+                free(a);
+                free(b);
+            }
+            gs_cuda_free(gpu, d_in);
+            gs_cuda_free(gpu, d_out);
+        }
+    }
+}
+
+/* ---- hand-computed cases --------------------------------------------------- */
+
+/* The prefix MAX-10, MAX-5, MAX, MAX+1: flagged from 4 elements on, not
+ * before, for both kinds; the reduction is exact past 64 bits. */
+static void test_i64_overflow_position(void)
+{
+    const int64_t in[5] = {INT64_MAX - 10, 5, 5, 1, -100};
+    const int64_t inclusive[5] = {INT64_MAX - 10, INT64_MAX - 5, INT64_MAX, INT64_MIN, INT64_MAX - 99};
+    const int64_t exclusive[5] = {0, INT64_MAX - 10, INT64_MAX - 5, INT64_MAX, INT64_MIN};
+    const gs_acc id = gs_acc_identity(GS_I64, GS_SUM);
+    int64_t *d_in = device_alloc(sizeof in), *d_out = device_alloc(sizeof in);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, sizeof in)));
+    for (int64_t n = 0; n <= 5; n++) {
+        for (int k = 0; k < 2; k++) {
+            int64_t got[5];
+            gs_acc carry;
+            int overflow = -1;
+            CHECK_GPU(gpu_call(gs_cuda_scan(gpu, GS_I64, GS_SUM, kinds[k], d_in, d_out, n, id,
+                                            &carry, &overflow)));
+            CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d_out, (size_t)n * 8)));
+            const int64_t *expect = kinds[k] == GS_INCLUSIVE ? inclusive : exclusive;
+            CHECK_CASE(memcmp(got, expect, (size_t)n * 8) == 0, "hand scan", GS_I64, GS_SUM, n);
+            CHECK_CASE(overflow == (n >= 4), "hand overflow", GS_I64, GS_SUM, n);
+        }
+    }
+    gs_acc sum;
+    CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, GS_I64, GS_SUM, d_in, 4, &sum)));
+    CU_ASSERT(sum.s == (gs_i128)INT64_MAX + 1);
+    gs_cuda_free(gpu, d_in);
+    gs_cuda_free(gpu, d_out);
+}
+
+/* Empty input: the identity, and a scan passes its carry through. */
+static void test_empty(void)
+{
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            gs_acc got;
+            CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, type, op, NULL, 0, &got)));
+            CHECK_CASE(gs_verify_reduce_ok(type, op, got, gs_acc_identity(type, op), 0, 0.0),
+                       "empty reduce", type, op, 0);
+            rng r = case_rng(5, (uint64_t)type, (uint64_t)op);
+            double abs_offset;
+            gs_acc carry_in = random_carry(type, op, &r, &abs_offset), carry_out;
+            int overflow = -1;
+            CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, GS_EXCLUSIVE, NULL, NULL, 0, carry_in,
+                                            &carry_out, &overflow)));
+            CHECK_CASE(same_carry(type, op, carry_out, carry_in, 0, 0.0) && overflow == 0,
+                       "empty scan", type, op, 0);
+        }
+    }
+}
+
+/* ---- the generator ---------------------------------------------------------- */
+
+/* Device output is bit-identical to the host generator, at any start. */
+static void test_generate(void)
+{
+    const int64_t n = BIG_N, starts[] = {0, 12345, ((int64_t)1 << 33) + 7};
+    void *d = device_alloc((size_t)n * 8);
+    void *got = alloc_or_fail((size_t)n * 8), *want = alloc_or_fail((size_t)n * 8);
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int s = 0; s < 3; s++) {
+            const uint64_t seed = gs_test_seed() + (uint64_t)s;
+            const int64_t start = starts[s];
+            CHECK_GPU(gpu_call(gs_cuda_generate(gpu, type, seed, start, n, d)));
+            CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d, (size_t)n * gs_type_size(type))));
+            for (int64_t i = 0; i < n; i++) {
+                const uint64_t k = (uint64_t)(start + i);
+                switch (type) {
+                case GS_I32: ((int32_t *)want)[i] = gs_gen_i32(seed, k); break;
+                case GS_I64: ((int64_t *)want)[i] = gs_gen_i64(seed, k); break;
+                case GS_U32: ((uint32_t *)want)[i] = gs_gen_u32(seed, k); break;
+                case GS_U64: ((uint64_t *)want)[i] = gs_gen_u64(seed, k); break;
+                case GS_F32: ((float *)want)[i] = gs_gen_f32(seed, k); break;
+                default: ((double *)want)[i] = gs_gen_f64(seed, k); break;
+                }
+            }
+            CHECK_CASE(memcmp(got, want, (size_t)n * gs_type_size(type)) == 0, "generate", type,
+                       GS_SUM, start);
+        }
+    }
+    gs_cuda_free(gpu, d);
+    free(got);
+    free(want);
+}
+
+/* ---- more than 2^31 elements ------------------------------------------------ */
+
+/* 2^31+17 generated i32 elements: the reduction and the inclusive scan into
+ * i64 (last element, carry and spot checks around 2^31) against sums of the
+ * host generator. Skipped where the device lacks the 26 GB it takes. */
+static void test_large(void)
+{
+    const int64_t n = LARGE_N;
+    uint64_t free_bytes, total_bytes;
+    CHECK_GPU(gpu_call(gs_cuda_mem_info(gpu, &free_bytes, &total_bytes)));
+    if (free_bytes < (uint64_t)n * 12 + ((uint64_t)1 << 30)) {
+        if (gs_test_rank() == 0)
+            printf("\n    large test skipped: %.1f GB free, %.1f GB needed\n", free_bytes / 1e9,
+                   n * 12 / 1e9);
+        return;
+    }
+    const uint64_t seed = gs_test_seed();
+    int32_t *d_in = device_alloc((size_t)n * 4);
+    int64_t *d_out = device_alloc((size_t)n * 8);
+    CHECK_GPU(gpu_call(gs_cuda_generate(gpu, GS_I32, seed, 0, n, d_in)));
+    gs_acc sum, carry;
+    int overflow = -1;
+    CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, GS_I32, GS_SUM, d_in, n, &sum)));
+    CHECK_GPU(gpu_call(gs_cuda_scan(gpu, GS_I32, GS_SUM, GS_INCLUSIVE, d_in, d_out, n,
+                                    gs_acc_identity(GS_I32, GS_SUM), &carry, &overflow)));
+
+    /* spots in increasing order; the host prefix runs through them once */
+    int64_t spots[40] = {0, 1, 4095, 4096, ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
+                         ((int64_t)1 << 31) + 1, n - 2, n - 1};
+    int nspots = 9;
+    rng r = case_rng(6, 0, 0);
+    while (nspots < 40) spots[nspots++] = (int64_t)rng_below(&r, (uint64_t)n);
+    for (int i = 1; i < nspots; i++)
+        for (int j = i; j > 0 && spots[j] < spots[j - 1]; j--) {
+            const int64_t tmp = spots[j];
+            spots[j] = spots[j - 1];
+            spots[j - 1] = tmp;
+        }
+    int64_t prefix = 0, k = 0;
+    int wrong = 0;
+    for (int s = 0; s < nspots; s++) {
+        for (; k <= spots[s]; k++) prefix += gs_gen_i32(seed, (uint64_t)k);
+        int64_t got;
+        CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &got, d_out + spots[s], sizeof got)));
+        if (got != prefix) {
+            wrong++;
+            fprintf(stderr, "    large scan at %lld: %lld, want %lld\n", (long long)spots[s],
+                    (long long)got, (long long)prefix);
+        }
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_EQUAL(k, n);   /* the last spot is the last element: prefix is the total */
+    CU_ASSERT(sum.s == (gs_i128)prefix);
+    CU_ASSERT_EQUAL(carry.u, (uint64_t)prefix);
+    CU_ASSERT_EQUAL(overflow, 0);
+    gs_cuda_free(gpu, d_in);
+    gs_cuda_free(gpu, d_out);
+}
+
+/* ---- errors ------------------------------------------------------------------ */
+
+/* Failures come back as a status and a message; the handle stays usable. */
+static void test_errors(void)
+{
+    void *p = NULL;
+    CU_ASSERT_EQUAL(gs_cuda_malloc(gpu, &p, (size_t)1 << 56), GS_ERR_NOMEM);
+    CU_ASSERT_PTR_NULL(p);
+    CU_ASSERT_PTR_NOT_NULL(strstr(gs_cuda_error(gpu), "cudaMalloc of"));
+
+    gs_cuda *other = NULL;
+    char err[256] = "";
+    CU_ASSERT_EQUAL(gs_cuda_open(gs_cuda_device_count(), &other, err, sizeof err), GS_ERR_ARG);
+    CU_ASSERT_PTR_NULL(other);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "does not exist"));
+
+    char *d = device_alloc(64);
+    gs_acc acc;
+    CU_ASSERT_EQUAL(gs_cuda_reduce(gpu, GS_I32, GS_SUM, d + 1, 4, &acc), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_reduce(gpu, GS_TYPE_COUNT, GS_SUM, d, 4, &acc), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_reduce(gpu, GS_I32, GS_SUM, d, -1, &acc), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_is_device_pointer(gpu, d), 1);
+    CU_ASSERT_EQUAL(gs_cuda_is_device_pointer(gpu, &acc), 0);
+
+    const int32_t three[3] = {1, -2, 3};
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d, three, sizeof three)));
+    CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, GS_I32, GS_SUM, d, 3, &acc)));
+    CU_ASSERT(acc.s == 2);
+    gs_cuda_free(gpu, d);
+
+    gs_cuda_device_info info;
+    CHECK_GPU(gpu_call(gs_cuda_info(gpu, &info)));
+    CU_ASSERT(info.sm_count > 0 && info.total_mem > 0 && info.name[0] != '\0');
+}
+
+/* ---- registration -------------------------------------------------------------- */
+
+static int open_gpu(void)
+{
+    char err[256];
+    const int device = gs_test_rank() % gs_cuda_device_count();
+    if (gs_cuda_open(device, &gpu, err, sizeof err) != GS_OK) {
+        fprintf(stderr, "rank %d: %s\n", gs_test_rank(), err);
+        return 1;
+    }
+    return 0;
+}
+
+static int close_gpu(void)
+{
+    gs_cuda_close(gpu);
+    gpu = NULL;
+    return 0;
+}
+
+static int register_suites(void)
+{
+    CU_pSuite random = CU_add_suite("cuda random data vs reference", open_gpu, close_gpu);
+#define ADD_RANDOM(sfx, E) CU_add_test(random, "random " #sfx, test_random_##sfx);
+    TYPE_TESTS(ADD_RANDOM)
+    CU_add_test(random, "64-bit sum overflow", test_sum_overflow);
+
+    CU_pSuite scans = CU_add_suite("cuda scan contracts", open_gpu, close_gpu);
+    CU_add_test(scans, "chunks chain to the whole", test_chunks_chain);
+    CU_add_test(scans, "in place", test_in_place);
+    CU_add_test(scans, "i64 overflow position", test_i64_overflow_position);
+    CU_add_test(scans, "empty input", test_empty);
+
+    CU_pSuite device = CU_add_suite("cuda device", open_gpu, close_gpu);
+    CU_add_test(device, "generator", test_generate);
+    CU_add_test(device, "more than 2^31 elements", test_large);
+    CU_add_test(device, "errors", test_errors);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (gs_cuda_device_count() == 0) {
+        printf("no usable GPU: skipped\n");
+        return 77;
+    }
+    return gs_test_main(argc, argv, register_suites);
+}
