@@ -32,7 +32,7 @@ typedef struct gs_npy_header {
 gs_status gs_npy_parse(const void *buf, size_t len, gs_npy_header *h, char *err,
                        size_t errlen);
 
-/* Write a version 1.0 (or 2.0 when needed) header for a 1-D little-endian
+/* Write a version 1.0 header (a 1-D dict is far below its 65535-byte limit) for a 1-D little-endian
  * array of `count` elements of `type` into buf; the header length is a
  * multiple of 64 bytes. Returns the header length, or 0 if `cap` is too
  * small. */

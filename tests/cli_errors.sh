@@ -1,0 +1,198 @@
+#!/bin/sh
+# cli_errors.sh - every bad input of the CLI contract, on 1 and 3 ranks: a
+# non-zero exit (2 for usage errors, 1 for runtime failures) within the
+# timeout, one "gpuscan: error:" line naming the file or value and the
+# problem, and nothing left in the output folder, not even a temporary file.
+# shellcheck source=tests/gs_test.sh
+. "$(dirname "$0")/gs_test.sh"
+
+be=$GS_TEST_BACKEND
+in=$gs_tmp/in
+out=$gs_tmp/out
+mkdir "$in" "$out"
+
+# bad DESC RC PATTERN... -- ARGS...: fails as expect_fail says on 1 and 3
+# ranks, and the output folder stays empty.
+bad() {
+    bad_desc=$1
+    shift
+    for bad_np in 1 3; do
+        expect_fail "$bad_desc [$bad_np rank(s)]" "$bad_np" "$@"
+        expect_empty_dir "$bad_desc [$bad_np rank(s)]: nothing in the output folder" "$out"
+    done
+}
+
+# bad_cmd CMD DESC RC PATTERN... -- ARGS...: bad, with CMD before ARGS (and
+# for scan an output file after them).
+bad_cmd() {
+    bad_cmd_word=$1 bad_cmd_desc=$2
+    shift 2
+    bad_cmd_done=
+    for bad_cmd_arg do   # rotate the arguments, putting CMD after the first --
+        shift
+        set -- "$@" "$bad_cmd_arg"
+        if [ -z "$bad_cmd_done" ] && [ "$bad_cmd_arg" = -- ]; then
+            bad_cmd_done=1
+            set -- "$@" "$bad_cmd_word"
+        fi
+    done
+    [ "$bad_cmd_word" != scan ] || set -- "$@" -O "$out/y.npy"
+    bad "$bad_cmd_word: $bad_cmd_desc" "$@" --backend "$be"
+}
+
+# bad_input DESC RC PATTERN... -- INPUT-ARGS...: a bad input fails reduce and
+# scan alike, and scan writes no output.
+bad_input() {
+    bad_cmd reduce "$@"
+    bad_cmd scan "$@"
+}
+
+# ---- files: missing, unreadable, not what they claim ------------------------------
+bad_input "missing file" 1 'missing\.npy' -- -i "$in/missing.npy"
+mkdir "$in/folder.npy"
+bad_input "a folder as input" 1 'folder\.npy' -- -i "$in/folder.npy"
+
+printf 'secret' >"$in/secret.npy"
+chmod 000 "$in/secret.npy"
+if [ "$(id -u)" -eq 0 ]; then
+    gs_skip "unreadable file: root reads any file"
+else
+    bad_input "unreadable file" 1 'secret\.npy' -- -i "$in/secret.npy"
+fi
+chmod 600 "$in/secret.npy"
+
+head -c 10 /dev/zero >"$in/odd.bin"
+bad_input "raw file of 10 bytes as i32" 1 'odd\.bin' 'size|multiple|bytes' -- -i "$in/odd.bin" -t i32
+head -c 12 /dev/zero >"$in/twelve.bin"
+bad_input "raw file of 12 bytes as f64" 1 'twelve\.bin' 'size|multiple|bytes' -- -i "$in/twelve.bin" -t f64
+head -c 16 /dev/zero >"$in/data.bin"
+bad_input "raw file without -t" nz 'data\.bin|-t' '-t|type' -- -i "$in/data.bin"
+
+# ---- .npy headers -------------------------------------------------------------------
+: >"$in/empty.npy"
+bad_input "empty .npy file" 1 'empty\.npy' -- -i "$in/empty.npy"
+printf 'this is not numpy data\n' >"$in/text.npy"
+bad_input "text file named .npy" 1 'text\.npy' 'not a \.npy' -- -i "$in/text.npy"
+mk_npy "$in/brace.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,)" 12
+bad_input "malformed header (no closing brace)" 1 'brace\.npy' 'malformed' -- -i "$in/brace.npy"
+mk_npy "$in/keys.npy" "{'descr': '<i4', 'shape': (3,), }" 12
+bad_input "header without fortran_order" 1 'keys\.npy' 'fortran_order' -- -i "$in/keys.npy"
+mk_npy "$in/shape5.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (-5,), }" 12
+bad_input "negative dimension" 1 'shape5\.npy' 'negative' -- -i "$in/shape5.npy"
+mk_npy "$in/cut.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }" 0
+head -c 40 "$in/cut.npy" >"$in/cut2.npy"
+bad_input "header cut short" 1 'cut2\.npy' 'truncated' -- -i "$in/cut2.npy"
+mk_npy "$in/v9.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }" 12 9
+bad_input "format version 9.0" 1 'v9\.npy' 'version' -- -i "$in/v9.npy"
+mk_npy "$in/be.npy" "{'descr': '>i4', 'fortran_order': False, 'shape': (3,), }" 12
+bad_input "big-endian .npy" 1 'be\.npy' 'big-endian' -- -i "$in/be.npy"
+mk_npy "$in/cplx.npy" "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }" 24
+bad_input "complex .npy" 1 'cplx\.npy' 'complex' -- -i "$in/cplx.npy"
+mk_npy "$in/str.npy" "{'descr': '<U3', 'fortran_order': False, 'shape': (3,), }" 36
+bad_input "string .npy" 1 'str\.npy' 'string' -- -i "$in/str.npy"
+mk_npy "$in/bytes.npy" "{'descr': '|S4', 'fortran_order': False, 'shape': (3,), }" 12
+bad_input "bytes .npy" 1 'bytes\.npy' 'string' -- -i "$in/bytes.npy"
+mk_npy "$in/obj.npy" "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }" 24
+bad_input "object .npy" 1 'obj\.npy' 'object' -- -i "$in/obj.npy"
+mk_npy "$in/i16.npy" "{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }" 6
+bad_input "int16 .npy" 1 'i16\.npy' "'<i2'" -- -i "$in/i16.npy"
+mk_npy "$in/rec.npy" "{'descr': [('a', '<i4'), ('b', '<f8')], 'fortran_order': False, 'shape': (3,), }" 36
+bad_input "structured .npy" 1 'rec\.npy' 'structured' -- -i "$in/rec.npy"
+mk_npy "$in/fort.npy" "{'descr': '<f8', 'fortran_order': True, 'shape': (2, 3), }" 48
+bad_input "Fortran-ordered 2-D .npy" 1 'fort\.npy' 'fortran' -- -i "$in/fort.npy"
+
+# the shape must match the file size exactly: data cut short, or extra bytes
+mk_npy "$in/short.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (10,), }" 36
+bad_input "data shorter than the shape" 1 'short\.npy' 'size|shape|bytes|truncated' -- \
+    -i "$in/short.npy"
+mk_npy "$in/long.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (10,), }" 44
+bad_input "data longer than the shape" 1 'long\.npy' 'size|shape|bytes' -- -i "$in/long.npy"
+mk_npy "$in/huge.npy" "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }" 8
+bad_input "shape of 8 TB in an 8-byte file" 1 'huge\.npy' 'size|shape|bytes|truncated' -- \
+    -i "$in/huge.npy"
+
+# ---- usage ----------------------------------------------------------------------------
+bad "no command" 2 'command' --
+bad "unknown command" 2 'frobble' -- frobble -g 10
+bad "unknown option" 2 'frobnicate' -- reduce -g 10 --frobnicate
+bad "option without its value" 2 '-t' -- reduce -g 10 -t
+bad "no input" 2 '-i|-g|input' -- reduce -o sum
+bad "both -i and -g" 2 '-i|-g|input' -- reduce -g 10 -i "$in/data.bin" -t i32
+bad "unknown type -t i16" 2 'i16' -- reduce -g 10 -t i16
+bad "unknown type -t float" 2 'float' -- reduce -g 10 -t float
+bad "unknown op -o avg" 2 'avg' -- reduce -g 10 -o avg
+bad "unknown backend" 2 'tpu' -- reduce -g 10 --backend tpu
+bad "bad size suffix -g 12Q" 2 '12Q' -- reduce -g 12Q
+bad "negative size -g -5" 2 '-5' -- reduce -g -5
+bad "size with no digits -g k" 2 '-g k' -- reduce -g k
+bad "size beyond 2^63 -g 10000000000000000000" 2 '10000000000000000000' -- \
+    reduce -g 10000000000000000000
+bad "size beyond 2^63 -g 9000000Ti" 2 '9000000Ti' -- reduce -g 9000000Ti
+bad "fractional size -g 1.5k" 2 '1\.5k' -- reduce -g 1.5k
+bad "bad seed" 2 'xyz' -- reduce -g 10 --seed xyz
+bad "scan without -O" 2 '-O|output' -- scan -g 10
+
+# ---- outputs --------------------------------------------------------------------------
+mk_npy "$in/good.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }" 12
+bad "unwritable output folder" 1 'nonexistent-dir' -- \
+    scan -i "$in/good.npy" -O /nonexistent-dir/x.npy --backend "$be"
+bad "output path is a folder" 1 "$(basename "$out")" -- \
+    scan -i "$in/good.npy" -O "$out" --backend "$be"
+if [ "$(id -u)" -ne 0 ]; then
+    chmod 500 "$out"
+    bad "read-only output folder" 1 'y\.npy' -- scan -i "$in/good.npy" -O "$out/y.npy" --backend "$be"
+    chmod 700 "$out"
+fi
+bad "JSON report to an unwritable folder" 1 'nonexistent-dir' -- \
+    reduce -i "$in/good.npy" --json /nonexistent-dir/r.json --backend "$be"
+
+# the output may not overwrite the input, however the path is spelled
+same=$gs_tmp/same
+mkdir "$same"
+mk_npy "$same/x.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }" 12
+cp "$same/x.npy" "$gs_tmp/x.orig"
+# shellcheck disable=SC2317  # called through gs_check
+input_untouched() {
+    cmp "$same/x.npy" "$gs_tmp/x.orig" && [ "$(ls -A "$same")" = x.npy ]
+}
+for spelling in "$same/x.npy" "$same/./x.npy" "$same/../same/x.npy"; do
+    for np in 1 3; do
+        expect_fail "output path = input path ($spelling) [$np rank(s)]" "$np" nz 'x\.npy' -- \
+            scan -i "$same/x.npy" -O "$spelling" --backend "$be"
+        gs_check "output = input ($spelling): input untouched, nothing added [$np rank(s)]" \
+            input_untouched
+    done
+done
+# through a symbolic link: an error, or at least the input is left intact
+ln -s x.npy "$same/link.npy"
+run_np 3 scan -i "$same/x.npy" -O "$same/link.npy" --backend "$be"
+gs_check "output is a symbolic link to the input: input untouched" cmp -s "$same/x.npy" "$gs_tmp/x.orig"
+
+# ---- values ---------------------------------------------------------------------------
+bad "min of nothing (-g 0)" 1 'empty|no elements|zero elements' -- reduce -g 0 -o min --backend "$be"
+bad "max of nothing (-g 0)" 1 'empty|no elements|zero elements' -- reduce -g 0 -o max --backend "$be"
+mk_npy "$in/none.npy" "{'descr': '<f8', 'fortran_order': False, 'shape': (0,), }" 0
+bad "min of an empty .npy" 1 'empty|no elements|zero elements' -- \
+    reduce -i "$in/none.npy" -o min --backend "$be"
+
+# a 64-bit integer sum that overflows is an error, never a wrapped number
+printf '\377\377\377\377\377\377\377\177\001\000\000\000\000\000\000\000' >"$in/ovf.bin"
+bad_input "i64 sum overflow" 1 'overflow' -- -i "$in/ovf.bin" -t i64
+printf '\377\377\377\377\377\377\377\377\001\000\000\000\000\000\000\000' >"$in/uovf.bin"
+bad_input "u64 sum overflow" 1 'overflow' -- -i "$in/uovf.bin" -t u64
+printf '\000\000\000\000\000\000\000\200\377\377\377\377\377\377\377\377' >"$in/novf.bin"
+bad_input "i64 sum below -2^63" 1 'overflow' -- -i "$in/novf.bin" -t i64
+# INT64_MAX + 1 - 1: the total fits (reduce is exact), a prefix does not
+printf '\377\377\377\377\377\377\377\177\001\000\000\000\000\000\000\000\377\377\377\377\377\377\377\377' \
+    >"$in/mid.bin"
+for np in 1 3; do
+    if expect_ok "i64 sum whose prefix overflows: reduce is exact [$np rank(s)]" "$np" \
+        reduce -i "$in/mid.bin" -t i64 --backend "$be" --json -; then
+        expect_same "reduce of INT64_MAX + 1 - 1 [$np rank(s)]" \
+            "$(json_get "$gs_tmp/stdout" result)" 9223372036854775807
+    fi
+done
+bad "i64 prefix sum overflow in a scan" 1 'overflow' -- \
+    scan -i "$in/mid.bin" -t i64 -O "$out/y.bin" --backend "$be"
+
+gs_summary
