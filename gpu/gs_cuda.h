@@ -61,6 +61,41 @@ gs_status gs_cuda_scan(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
                        const void *d_in, void *d_out, int64_t n, gs_acc carry_in,
                        gs_acc *carry_out, int *overflow);
 
+/* ---- asynchronous work, for the streamed pipeline ----------------------------
+ * Kernels run in order on the handle's compute stream; copies run on copy
+ * streams 0..GS_CUDA_COPY_STREAMS-1, so copies of chunk k+1 and k-1 overlap
+ * the kernels of chunk k. Accumulators live in device memory (gs_acc), so a
+ * chain of chunks needs no host synchronisation. Nothing here waits for the
+ * GPU unless its name says so. */
+#define GS_CUDA_COPY_STREAMS 2
+#define GS_CUDA_COMPUTE (-1)           /* the stream argument naming the compute stream */
+
+gs_status gs_cuda_copy_h2d_async(gs_cuda *g, int stream, void *dst, const void *src, size_t bytes);
+gs_status gs_cuda_copy_d2h_async(gs_cuda *g, int stream, void *dst, const void *src, size_t bytes);
+/* Events mark a point in a stream's queue; `waiter` waits for it without
+ * blocking the host; gs_cuda_event_sync blocks the host. */
+typedef struct gs_cuda_event gs_cuda_event;
+gs_status gs_cuda_event_create(gs_cuda *g, gs_cuda_event **ev);
+void gs_cuda_event_destroy(gs_cuda *g, gs_cuda_event *ev);
+gs_status gs_cuda_event_record(gs_cuda *g, gs_cuda_event *ev, int stream);
+gs_status gs_cuda_stream_wait_event(gs_cuda *g, int waiter, gs_cuda_event *ev);
+gs_status gs_cuda_event_sync(gs_cuda *g, gs_cuda_event *ev);
+/* 1 when the work before the event is done, 0 when not yet. */
+int gs_cuda_event_done(gs_cuda *g, gs_cuda_event *ev);
+/* Seconds between two completed events. */
+gs_status gs_cuda_event_elapsed(gs_cuda *g, gs_cuda_event *start, gs_cuda_event *end, double *seconds);
+
+/* On the compute stream: *d_acc = combine(*d_acc, reduction of d_in[0..n)). */
+gs_status gs_cuda_reduce_async(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
+                               gs_acc *d_acc);
+/* On the compute stream: scan d_in[0..n) into d_out starting from *d_carry
+ * (a 64-bit scan carry), leave the carry after the last element in *d_carry,
+ * and set *d_overflow to a non-zero value when a prefix sum overflowed
+ * (never cleared here). */
+gs_status gs_cuda_scan_async(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
+                             const void *d_in, void *d_out, int64_t n, gs_acc *d_carry,
+                             uint32_t *d_overflow);
+
 #ifdef __cplusplus
 }
 #endif
