@@ -132,6 +132,9 @@ static gs_status open_handle(gs_cuda *g)
                   "reading the multiprocessor count of device %d", g->device);
     GS_CUDA_CHECK(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
                   "creating a stream on device %d", g->device);
+    for (int i = 0; i < GS_CUDA_COPY_STREAMS; i++)
+        GS_CUDA_CHECK(g, cudaStreamCreateWithFlags(&g->copy_streams[i], cudaStreamNonBlocking),
+                      "creating copy stream %d on device %d", i, g->device);
     GS_CUDA_CHECK(g, cudaMalloc((void **)&g->d_scalars, sizeof *g->d_scalars),
                   "cudaMalloc of %zu bytes for the results", sizeof *g->d_scalars);
     GS_CUDA_CHECK(g, cudaMemsetAsync(g->d_scalars, 0, sizeof *g->d_scalars, g->stream),
@@ -171,12 +174,14 @@ void gs_cuda_close(gs_cuda *g)
     if (!g) return;
     /* Errors are of no use any more: release what exists, whatever fails. */
     cudaSetDevice(g->device);
-    if (g->stream) cudaStreamSynchronize(g->stream);
+    cudaDeviceSynchronize();
     cudaFree(g->d_tiles);
     cudaFree(g->d_partials);
     cudaFree(g->d_scalars);
     cudaFreeHost(g->h_scalars);
     if (g->stream) cudaStreamDestroy(g->stream);
+    for (int i = 0; i < GS_CUDA_COPY_STREAMS; i++)
+        if (g->copy_streams[i]) cudaStreamDestroy(g->copy_streams[i]);
     cudaGetLastError();
     free(g);
 }

@@ -52,7 +52,8 @@ struct gs_cuda {
         const void *kernel;
         int blocks_per_sm;
     } occupancy[GS_CUDA_OCCUPANCY_SLOTS];
-    cudaStream_t stream;               /* all work of the handle, non-blocking */
+    cudaStream_t stream;               /* kernels and synchronous copies, non-blocking */
+    cudaStream_t copy_streams[GS_CUDA_COPY_STREAMS]; /* the pipeline's asynchronous copies */
     gs_cuda_scalars *d_scalars;        /* device */
     gs_cuda_scalars *h_scalars;        /* pinned host mirror */
     void *d_partials;                  /* reduction block partials */
