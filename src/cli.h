@@ -38,6 +38,10 @@ void cli_print_summary(FILE *out, const cli_args *args, const gs_report *rep,
 int cli_write_json(const cli_args *args, const gs_report *rep, const gs_value *result,
                    const gs_rank_info *ranks);
 void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend);
+/* Write a report file through a temporary beside it, renamed into place, so
+ * that a reader never sees half of one: write(f, data) fills it. Returns 0,
+ * or -1 with errno set (and no file left behind). */
+int cli_write_atomically(const char *path, void (*write)(FILE *f, const void *data), const void *data);
 
 /* Subcommands with their own options (cli_bench.c): called after MPI_Init
  * with argv[0] = the subcommand's name; return the exit status, the same on

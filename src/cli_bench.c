@@ -369,8 +369,9 @@ static const char *csv_header =
 static const char *csv_field(const char *s) { return strcmp(s, CLI_NO_VALUE) ? s : ""; }
 static const char *json_field(const char *s) { return strcmp(s, CLI_NO_VALUE) ? s : "null"; }
 
-static void write_csv(FILE *f, const cli_bench_report *rep)
+static void write_csv(FILE *f, const void *data)
 {
+    const cli_bench_report *rep = data;
     fputs(csv_header, f);
     for (int i = 0; i < rep->n_rows; i++) {
         const cli_bench_row *row = &rep->rows[i];
@@ -393,8 +394,9 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void write_json(FILE *f, const cli_bench_report *rep)
+static void write_json(FILE *f, const void *data)
 {
+    const cli_bench_report *rep = data;
     const cli_bench_args *a = rep->a;
     fprintf(f, "{\"command\": \"bench\", \"version\": \"%s\", \"build\": ", GS_VERSION_STRING);
     json_string(f, gs_build_info());
@@ -431,32 +433,6 @@ static void write_json(FILE *f, const cli_bench_report *rep)
     fprintf(f, ", \"result\": \"%s\", \"error\": ", rep->verdict);
     if (rep->error) json_string(f, rep->error); else fputs("null", f);
     fputs("}\n", f);
-}
-
-/* Write a report file through a temporary beside it, renamed into place,
- * so that a reader never sees half of one. 0, or -1 with errno set. */
-static int write_file(const char *path, void (*write)(FILE *, const cli_bench_report *),
-                      const cli_bench_report *rep)
-{
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp) return -1;
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f != NULL;
-    if (ok) {
-        write(f, rep);
-        ok = !ferror(f);
-        ok = fclose(f) == 0 && ok;
-    }
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) {
-        int saved = errno;
-        remove(tmp);
-        errno = saved;
-    }
-    free(tmp);
-    return ok ? 0 : -1;
 }
 
 /* ---- the sweep ------------------------------------------------------------------ */
@@ -541,11 +517,11 @@ static int conclude(const cli_bench_report *rep)
         fprintf(stderr, "gpuscan: error: average bandwidth %s GB/s per rank is below --min-bw %g\n", rep->avg, a->min_bw);
         code = CLI_EXIT_FAIL;
     }
-    const struct { const char *path, *what; void (*write)(FILE *, const cli_bench_report *); } files[] = {
+    const struct { const char *path, *what; void (*write)(FILE *, const void *); } files[] = {
         {a->csv_path, "CSV", write_csv}, {a->json_path, "JSON", write_json},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        if (files[i].path && write_file(files[i].path, files[i].write, rep) != 0) {
+        if (files[i].path && cli_write_atomically(files[i].path, files[i].write, rep) != 0) {
             if (code == CLI_EXIT_OK)
                 fprintf(stderr, "gpuscan: error: %s: cannot write the %s report: %s\n", files[i].path,
                         files[i].what, strerror(errno));

@@ -110,25 +110,20 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
     fprintf(f, "]}\n");
 }
 
-int cli_write_json(const cli_args *a, const gs_report *rep, const gs_value *result,
-                   const gs_rank_info *ranks)
+int cli_write_atomically(const char *path, void (*write)(FILE *f, const void *data), const void *data)
 {
-    if (strcmp(a->json_path, "-") == 0) {
-        write_json(stdout, a, rep, result, ranks);
-        return fflush(stdout) == 0 ? 0 : -1;
-    }
-    size_t len = strlen(a->json_path) + 32;
+    size_t len = strlen(path) + 32;
     char *tmp = malloc(len);
     if (!tmp) return -1;
-    snprintf(tmp, len, "%s.tmp.%ld", a->json_path, (long)getpid());
+    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     int ok = f != NULL;
     if (ok) {
-        write_json(f, a, rep, result, ranks);
+        write(f, data);
         ok = !ferror(f);
         ok = (fclose(f) == 0) && ok;
     }
-    if (ok) ok = rename(tmp, a->json_path) == 0;
+    if (ok) ok = rename(tmp, path) == 0;
     if (!ok) {
         int saved = errno;
         remove(tmp);
@@ -136,6 +131,25 @@ int cli_write_json(const cli_args *a, const gs_report *rep, const gs_value *resu
     }
     free(tmp);
     return ok ? 0 : -1;
+}
+
+struct json_job { const cli_args *a; const gs_report *rep; const gs_value *result; const gs_rank_info *ranks; };
+
+static void write_json_job(FILE *f, const void *data)
+{
+    const struct json_job *j = data;
+    write_json(f, j->a, j->rep, j->result, j->ranks);
+}
+
+int cli_write_json(const cli_args *a, const gs_report *rep, const gs_value *result,
+                   const gs_rank_info *ranks)
+{
+    const struct json_job job = {a, rep, result, ranks};
+    if (strcmp(a->json_path, "-") == 0) {
+        write_json_job(stdout, &job);
+        return fflush(stdout) == 0 ? 0 : -1;
+    }
+    return cli_write_atomically(a->json_path, write_json_job, &job);
 }
 
 void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend)
