@@ -3,43 +3,33 @@
  * blocks as fit on the device at once, each thread striding through the
  * array in 16-byte vectors with several loads in flight, then one pass over
  * the block partials by the last block (see gs_reduce_kernel).
+ *
+ * gs_cuda_reduce_async leaves the partial in device memory, combined into
+ * what is there; gs_cuda_reduce runs the same launch into the handle's
+ * scalars and copies the partial back.
  */
 #include "gs_cuda_kernels.cuh"
 
-/* Threads per block and 16-byte loads in flight per thread. */
-#define GS_REDUCE_BLOCK 256
-#define GS_REDUCE_UNROLL 8
-
-template <class Tr, int BLOCK, int UNROLL>
-static gs_status reduce(gs_cuda *g, const void *d_in, int64_t n, gs_acc *partial)
+static gs_status reduce_dispatch(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
+                                 gs_acc *result, bool accumulate)
 {
-    using T = typename Tr::in_t;
-    using R = typename Tr::reduce_t;
-    constexpr int VEC = gs_vec<T>::count;
-    const auto kernel = gs_reduce_kernel<Tr, BLOCK, UNROLL>;
+    GS_CUDA_PASS(gs_cuda_enter(g));
+    return gs_dispatch(type, op, [&](auto traits) {
+        using Tr = decltype(traits);
+        using T = typename Tr::in_t;
+        return gs_reduce_launch<Tr, T, GS_REDUCE_BLOCK, GS_REDUCE_UNROLL>(
+            g, static_cast<const T *>(d_in), n, result, accumulate);
+    });
+}
 
-    const T *in = static_cast<const T *>(d_in);
-    /* elements before the first 16-byte boundary */
-    const int64_t misaligned = (int64_t)((uintptr_t)in % 16 / sizeof(T));
-    const int64_t head = misaligned == 0 ? 0 : (VEC - misaligned < n ? VEC - misaligned : n);
-
-    int blocks_per_sm;
-    GS_CUDA_PASS(gs_cuda_occupancy(g, (const void *)kernel, BLOCK, &blocks_per_sm));
-    /* no more blocks than there are vectors to share out */
-    const int64_t per_block = (int64_t)BLOCK * UNROLL * VEC;
-    const int64_t wanted = (n + per_block - 1) / per_block;
-    const int64_t resident = (int64_t)g->sm_count * blocks_per_sm;
-    const unsigned blocks = (unsigned)(wanted < resident ? wanted : resident);
-
-    GS_CUDA_PASS(gs_cuda_reserve(g, &g->d_partials, &g->partials_bytes, blocks * sizeof(R),
-                                 "reduction partials"));
-    kernel<<<blocks, BLOCK, 0, g->stream>>>(in, n, head, static_cast<R *>(g->d_partials),
-                                            g->d_scalars);
-    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the %s %s reduction", gs_type_name(Tr::type),
-                  gs_op_name(Tr::op));
-    GS_CUDA_PASS(gs_cuda_fetch_scalars(g));
-    *partial = g->h_scalars->result;
-    return GS_OK;
+gs_status gs_cuda_reduce_async(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
+                               gs_acc *d_acc)
+{
+    GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_reduce_async", type, op, d_in, n));
+    if (!d_acc)
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "gs_cuda_reduce_async: NULL accumulator");
+    if (n == 0) return GS_OK;   /* combining with the identity changes nothing */
+    return reduce_dispatch(g, type, op, d_in, n, d_acc, true);
 }
 
 gs_status gs_cuda_reduce(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
@@ -50,8 +40,8 @@ gs_status gs_cuda_reduce(gs_cuda *g, gs_type type, gs_op op, const void *d_in, i
         *partial = gs_acc_identity(type, op);
         return GS_OK;
     }
-    GS_CUDA_PASS(gs_cuda_enter(g));
-    return gs_dispatch(type, op, [&](auto traits) {
-        return reduce<decltype(traits), GS_REDUCE_BLOCK, GS_REDUCE_UNROLL>(g, d_in, n, partial);
-    });
+    GS_CUDA_PASS(reduce_dispatch(g, type, op, d_in, n, &g->d_scalars->result, false));
+    GS_CUDA_PASS(gs_cuda_fetch_scalars(g));
+    *partial = g->h_scalars->result;
+    return GS_OK;
 }

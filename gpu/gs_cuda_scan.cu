@@ -5,73 +5,96 @@
  * Tile states live in a scratch array of the handle that only grows; each
  * launch takes a new epoch, so states left by earlier launches read as "not
  * yet" and the array is never cleared between scans.
+ *
+ * gs_cuda_scan_async reads the carry from device memory and writes it back
+ * there, so scans queued one after another on the compute stream chain
+ * through one carry with no host synchronisation; gs_cuda_scan runs the
+ * same launch with the carry passed by value and fetches the results.
  */
 #include "gs_cuda_kernels.cuh"
 
-/* Threads per block and 16-byte input vectors per thread: 32 KiB of input
- * per tile, whatever the element size. Measured on an H200 at 2^30 f32 (and
- * 2^29 f64): 8 vectors beat 4 by 12%; persistent blocks that prefetched the
- * next tile with cp.async ran at half the speed of either. */
-#define GS_SCAN_BLOCK 256
-#define GS_SCAN_VECS 8
-
-template <class Tr, int BLOCK, int VECS>
-static gs_status scan(gs_cuda *g, gs_scan_kind kind, const void *d_in, void *d_out, int64_t n,
-                      gs_acc carry_in, gs_acc *carry_out, int *overflow)
+/* Queue the scan of d_in[0..n), n > 0, on the compute stream. */
+template <class Tr, class Shape>
+static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, void *d_out,
+                             int64_t n, const gs_scan_io &io)
 {
-    using T = typename Tr::in_t;
-    using S = typename Tr::scan_t;
-    using O = typename Tr::out_t;
-    constexpr int64_t TILE = (int64_t)BLOCK * VECS * gs_vec<T>::count;
-
     gs_scan_args<Tr> args;
-    args.in = static_cast<const T *>(d_in);
-    args.out = static_cast<O *>(d_out);
-    args.n = n;
-    args.shift = (int)((uintptr_t)d_in % 16 / sizeof(T));
-    args.vector_out = ((uintptr_t)d_out - args.shift * sizeof(O)) % 16 == 0;
-    args.exclusive = kind == GS_EXCLUSIVE;
-    args.carry_in = gs_from_acc<S>(carry_in);
-    args.epoch = ++g->scan_epoch;
-    args.scalars = g->d_scalars;
-
-    const int64_t tiles = (n + args.shift + TILE - 1) / TILE;
-    if (tiles > INT32_MAX)
-        return gs_cuda_fail_status(g, GS_ERR_ARG, "gs_cuda_scan: %lld elements are too many",
-                                   (long long)n);
+    unsigned tiles = 0;
+    GS_CUDA_PASS((gs_scan_setup<Tr, Shape>(g, kind, d_in, d_out, n, io, &args, &tiles)));
     GS_CUDA_PASS(gs_cuda_reserve(g, &g->d_tiles, &g->tiles_bytes, tiles * sizeof(gs_tile_state),
                                  "scan tile states"));
     args.states = static_cast<gs_tile_state *>(g->d_tiles);
-
-    gs_scan_kernel<Tr, BLOCK, VECS><<<(unsigned)tiles, BLOCK, 0, g->stream>>>(args);
+    args.epoch = ++g->scan_epoch;
+    /* one more warp: the look-back's (see gs_scan_kernel) */
+    gs_scan_kernel<Tr, Shape, GS_TILE_LOOKBACK><<<tiles, Shape::block + 32, 0, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the %s %s scan", gs_type_name(Tr::type),
                   gs_op_name(Tr::op));
-    GS_CUDA_PASS(gs_cuda_fetch_scalars(g));
-    if (carry_out) *carry_out = g->h_scalars->result;
-    if (overflow) *overflow = g->h_scalars->overflow_epoch == args.epoch;
     return GS_OK;
+}
+
+static gs_status scan_dispatch(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
+                               const void *d_in, void *d_out, int64_t n, const gs_scan_io &io)
+{
+    GS_CUDA_PASS(gs_cuda_enter(g));
+    return gs_dispatch(type, op, [&](auto traits) {
+        using Tr = decltype(traits);
+        return scan_launch<Tr, typename gs_scan_tuning<Tr>::shape>(g, kind, d_in, d_out, n, io);
+    });
+}
+
+/* The arguments every scan entry point takes; `what` names the call. */
+static gs_status check_scan(gs_cuda *g, const char *what, gs_type type, gs_op op,
+                            gs_scan_kind kind, const void *d_in, const void *d_out, int64_t n)
+{
+    GS_CUDA_PASS(gs_cuda_check_args(g, what, type, op, d_in, n));
+    const gs_type out_type = gs_scan_output_type(type, op);
+    GS_CUDA_PASS(gs_cuda_check_args(g, what, out_type, op, d_out, n));
+    if (kind != GS_INCLUSIVE && kind != GS_EXCLUSIVE)
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "%s: invalid scan kind %d", what, (int)kind);
+    if (n > 0 && d_in == d_out && gs_type_size(type) != gs_type_size(out_type))
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "%s: a %s %s scan cannot run in place (%s output)",
+                                   what, gs_type_name(type), gs_op_name(op), gs_type_name(out_type));
+    return GS_OK;
+}
+
+gs_status gs_cuda_scan_async(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
+                             const void *d_in, void *d_out, int64_t n, gs_acc *d_carry,
+                             uint32_t *d_overflow)
+{
+    GS_CUDA_PASS(check_scan(g, "gs_cuda_scan_async", type, op, kind, d_in, d_out, n));
+    if (!d_carry || !d_overflow)
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "gs_cuda_scan_async: NULL carry or overflow flag");
+    if (n == 0) return GS_OK;   /* the carry passes through */
+    gs_scan_io io;
+    io.carry_in.w = 0;
+    io.carry_src = d_carry;
+    io.carry_dst = d_carry;
+    io.overflow = d_overflow;
+    return scan_dispatch(g, type, op, kind, d_in, d_out, n, io);
 }
 
 gs_status gs_cuda_scan(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
                        void *d_out, int64_t n, gs_acc carry_in, gs_acc *carry_out, int *overflow)
 {
-    GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_scan", type, op, d_in, n));
-    const gs_type out_type = gs_scan_output_type(type, op);
-    GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_scan (output)", out_type, op, d_out, n));
-    if (kind != GS_INCLUSIVE && kind != GS_EXCLUSIVE)
-        return gs_cuda_fail_status(g, GS_ERR_ARG, "gs_cuda_scan: invalid scan kind %d", (int)kind);
-    if (n > 0 && d_in == d_out && gs_type_size(type) != gs_type_size(out_type))
-        return gs_cuda_fail_status(g, GS_ERR_ARG,
-                                   "gs_cuda_scan: a %s %s scan cannot run in place (%s output)",
-                                   gs_type_name(type), gs_op_name(op), gs_type_name(out_type));
+    GS_CUDA_PASS(check_scan(g, "gs_cuda_scan", type, op, kind, d_in, d_out, n));
     if (overflow) *overflow = 0;
     if (n == 0) {
         if (carry_out) *carry_out = carry_in;
         return GS_OK;
     }
-    GS_CUDA_PASS(gs_cuda_enter(g));
-    return gs_dispatch(type, op, [&](auto traits) {
-        return scan<decltype(traits), GS_SCAN_BLOCK, GS_SCAN_VECS>(g, kind, d_in, d_out, n, carry_in,
-                                                                   carry_out, overflow);
-    });
+    gs_scan_io io;
+    io.carry_in = carry_in;
+    io.carry_src = NULL;
+    io.carry_dst = &g->d_scalars->result;
+    io.overflow = &g->d_scalars->overflow;
+    GS_CUDA_PASS(scan_dispatch(g, type, op, kind, d_in, d_out, n, io));
+    GS_CUDA_PASS(gs_cuda_fetch_scalars(g));
+    if (carry_out) *carry_out = g->h_scalars->result;
+    if (g->h_scalars->overflow) {
+        if (overflow) *overflow = 1;
+        /* rare: clear the flag for the next scan, in stream order */
+        GS_CUDA_CHECK(g, cudaMemsetAsync(&g->d_scalars->overflow, 0, sizeof(uint32_t), g->stream),
+                      "clearing the overflow flag");
+    }
+    return GS_OK;
 }

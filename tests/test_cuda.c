@@ -27,6 +27,15 @@
 static const gs_scan_kind kinds[] = {GS_INCLUSIVE, GS_EXCLUSIVE};
 static gs_cuda *gpu;
 
+/* GS_TEST_MAX_N caps every size (compute-sanitizer runs use small ones):
+ * sizes above it are skipped, fixed sizes shrink to it. */
+static int64_t max_n(void)
+{
+    const char *env = getenv("GS_TEST_MAX_N");
+    return env && *env ? strtoll(env, NULL, 0) : INT64_MAX;
+}
+static int64_t capped(int64_t n) { return n < max_n() ? n : max_n(); }
+
 /* ---- helpers ----------------------------------------------------------- */
 
 /* CU_ASSERT that also names the case, since one test runs many. */
@@ -326,6 +335,7 @@ static void check_random_type(gs_type type)
     for (int op = 0; op < GS_OP_COUNT; op++) {
         for (int s = 0; s <= gs_test_nsizes; s++) {
             const int64_t n = s < gs_test_nsizes ? gs_test_sizes[s] : HUGE_N;
+            if (n > max_n()) continue;
             rng r = case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
             void *in = alloc_or_fail((size_t)n * gs_type_size(type));
             fill_random(type, op, in, n, s % 2, &r);
@@ -351,9 +361,9 @@ static void test_sum_overflow(void)
     const gs_type types[] = {GS_I64, GS_U64};
     for (int t = 0; t < 2; t++) {
         const gs_type type = types[t];
-        for (int64_t at = BIG_N - 1; at > 0; at /= 7) {
+        const int64_t n = capped(BIG_N);
+        for (int64_t at = n - 1; at > 0; at /= 7) {
             rng r = case_rng(2, (uint64_t)type, (uint64_t)at);
-            const int64_t n = BIG_N;
             void *in = alloc_or_fail((size_t)n * 8);
             fill_random(type, GS_SUM, in, n, 0, &r);
             /* everything before `at` sums to about +-2^53 at most; this jumps over the limit */
@@ -372,7 +382,7 @@ static void test_sum_overflow(void)
  * misaligned. */
 static void test_chunks_chain(void)
 {
-    const int64_t n = BIG_N;
+    const int64_t n = capped(BIG_N);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             rng r = case_rng(3, (uint64_t)type, (uint64_t)op);
@@ -430,7 +440,7 @@ static void test_chunks_chain(void)
  * the call is refused. */
 static void test_in_place(void)
 {
-    const int64_t n = BIG_N;
+    const int64_t n = capped(BIG_N);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             const size_t elem = gs_type_size(type);
@@ -537,7 +547,7 @@ static void test_empty(void)
 /* Device output is bit-identical to the host generator, at any start. */
 static void test_generate(void)
 {
-    const int64_t n = BIG_N, starts[] = {0, 12345, ((int64_t)1 << 33) + 7};
+    const int64_t n = capped(BIG_N), starts[] = {0, 12345, ((int64_t)1 << 33) + 7};
     void *d = device_alloc((size_t)n * 8);
     void *got = alloc_or_fail((size_t)n * 8), *want = alloc_or_fail((size_t)n * 8);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
@@ -574,6 +584,7 @@ static void test_generate(void)
 static void test_large(void)
 {
     const int64_t n = LARGE_N;
+    if (n > max_n()) return;
     uint64_t free_bytes, total_bytes;
     CHECK_GPU(gpu_call(gs_cuda_mem_info(gpu, &free_bytes, &total_bytes)));
     if (free_bytes < (uint64_t)n * 12 + ((uint64_t)1 << 30)) {
@@ -660,6 +671,214 @@ static void test_errors(void)
     CU_ASSERT(info.sm_count > 0 && info.total_mem > 0 && info.name[0] != '\0');
 }
 
+/* ---- the asynchronous entry points ------------------------------------------------ */
+
+/* Pieces scanned with gs_cuda_scan_async, chained through one device carry,
+ * give what one synchronous scan gives: the same bits for integers (values,
+ * carry, overflow), within the bound for floats; the overflow flag is only
+ * ever set; gs_cuda_reduce_async accumulates the pieces' partials. */
+static void test_async_chain(void)
+{
+    const int64_t n = capped(BIG_N);
+    for (int type = 0; type < GS_TYPE_COUNT; type++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            rng r = case_rng(7, (uint64_t)type, (uint64_t)op);
+            const size_t elem = gs_type_size(type), oelem = out_size(type, op);
+            void *in = alloc_or_fail((size_t)n * elem), *whole = alloc_or_fail((size_t)n * oelem);
+            void *parts = alloc_or_fail((size_t)n * oelem);
+            fill_random(type, op, in, n, 1, &r);
+            char *d_in = device_alloc((size_t)n * elem), *d_out = device_alloc((size_t)n * oelem);
+            char *d_scalars = device_alloc(64);
+            gs_acc *d_carry = (gs_acc *)d_scalars;
+            uint32_t *d_overflow = (uint32_t *)(d_scalars + sizeof(gs_acc));
+            gs_acc *d_acc = (gs_acc *)(d_scalars + 32);
+            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
+            int64_t cut[6] = {0, n};
+            for (int c = 2; c < 6; c++) cut[c] = (int64_t)rng_below(&r, (uint64_t)n + 1);
+            for (int i = 1; i < 6; i++)
+                for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
+                    const int64_t tmp = cut[j];
+                    cut[j] = cut[j - 1];
+                    cut[j - 1] = tmp;
+                }
+            for (int k = 0; k < 2; k++) {
+                double abs_offset;
+                const gs_acc carry_in = random_carry(type, op, &r, &abs_offset);
+                gs_acc whole_carry, carry;
+                int whole_overflow;
+                CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_out, n, carry_in,
+                                                &whole_carry, &whole_overflow)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, (size_t)n * oelem)));
+                unsigned char init[64];
+                memset(init, 0, sizeof init);
+                memcpy(init, &carry_in, sizeof carry_in);
+                const gs_acc id = gs_acc_identity(type, op);
+                memcpy(init + 32, &id, sizeof id);
+                CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_scalars, init, sizeof init)));
+                for (int c = 0; c < 5; c++) {
+                    CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], d_in + cut[c] * elem,
+                                                          d_out + cut[c] * oelem, cut[c + 1] - cut[c],
+                                                          d_carry, d_overflow)));
+                    CHECK_GPU(gpu_call(gs_cuda_reduce_async(gpu, type, op, d_in + cut[c] * elem,
+                                                            cut[c + 1] - cut[c], d_acc)));
+                }
+                unsigned char back[64];
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, parts, d_out, (size_t)n * oelem)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, back, d_scalars, sizeof back)));
+                uint32_t overflow;
+                gs_acc acc;
+                memcpy(&carry, back, sizeof carry);
+                memcpy(&overflow, back + sizeof(gs_acc), sizeof overflow);
+                memcpy(&acc, back + 32, sizeof acc);
+                gs_verify_scan v;
+                gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
+                CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "async chain", type, op, n);
+                CHECK_CASE(same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), "async carry", type, op, n);
+                CHECK_CASE((overflow != 0) == whole_overflow, "async overflow", type, op, n);
+                CHECK_CASE(gs_verify_reduce_ok(type, op, acc, gs_verify_reduce_ref(type, op, in, n), n,
+                                               gs_verify_abs_sum(type, in, n)),
+                           "async reduce", type, op, n);
+                if (!gs_type_is_float(type)) {
+                    CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "async = sync", type, op, n);
+                    CHECK_CASE(carry.u == whole_carry.u, "async carry = sync", type, op, n);
+                }
+                /* a set flag stays set */
+                const uint32_t one = 1;
+                CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_overflow, &one, sizeof one)));
+                CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], d_in, d_out, 1, d_carry,
+                                                      d_overflow)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &overflow, d_overflow, sizeof overflow)));
+                CHECK_CASE(overflow != 0, "async overflow kept", type, op, n);
+            }
+            gs_cuda_free(gpu, d_in);
+            gs_cuda_free(gpu, d_out);
+            gs_cuda_free(gpu, d_scalars);
+            free(in);
+            free(whole);
+            free(parts);
+        }
+    }
+}
+
+/* ---- the ladder ----------------------------------------------------------------------- */
+
+static const int64_t ladder_sizes[] = {1, 31, 32, 33, 1023, 1025, 65537, BIG_N, HUGE_N};
+
+/* Every variant of gs_algo for one (type, op) on n random elements (extreme
+ * ones with `extreme`), input and output `offset` elements off their
+ * buffers' alignment: reductions against the reference; scans of the kinds
+ * kinds[k_begin..k_end) from a random carry (cub: from the identity)
+ * element by element, with guard, carry and overflow flag (cub produces
+ * neither). */
+static void check_ladder(gs_type type, gs_op op, int64_t n, int extreme, int offset, int k_begin, int k_end,
+                         rng *r)
+{
+    void *in = alloc_or_fail((size_t)n * gs_type_size(type));
+    fill_random(type, op, in, n, extreme, r);
+    device_case c;
+    case_open(&c, type, op, in, n, offset, offset);
+    size_t work_bytes = 0;
+    for (int a = 0; a < GS_ALGO_COUNT; a++)
+        for (int scan = 0; scan < 2; scan++) {
+            size_t bytes = 0;
+            if (!gs_algo_serves((gs_algo)a, scan)) continue;
+            for (int k = 0; k < 2; k++)
+                CHECK_GPU(gpu_call(gs_cuda_ladder_work_bytes(gpu, (gs_algo)a, scan, type, op, kinds[k], n, &bytes)));
+            if (bytes > work_bytes) work_bytes = bytes;
+        }
+    void *work = device_alloc(work_bytes);
+    char *d_scalars = device_alloc(32);
+    gs_acc *d_acc = (gs_acc *)d_scalars;
+    uint32_t *d_overflow = (uint32_t *)(d_scalars + sizeof(gs_acc));
+    const gs_acc ref = gs_verify_reduce_ref(type, op, in, n);
+    const double abs_sum = gs_verify_abs_sum(type, in, n);
+
+    for (int a = 0; a < GS_ALGO_COUNT; a++) {
+        const gs_algo algo = (gs_algo)a;
+        if (!gs_algo_serves(algo, 0)) continue;
+        gs_acc got;
+        memset(&got, 0xA5, sizeof got);
+        CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_acc, &got, sizeof got)));
+        CHECK_GPU(gpu_call(gs_cuda_ladder_reduce(gpu, algo, type, op, c.in, n, d_acc, work, work_bytes)));
+        CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &got, d_acc, sizeof got)));
+        CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), gs_algo_name(algo), type, op, n);
+    }
+    for (int a = 0; a < GS_ALGO_COUNT; a++) {
+        const gs_algo algo = (gs_algo)a;
+        if (!gs_algo_serves(algo, 1)) continue;
+        for (int k = k_begin; k < k_end; k++) {
+            double abs_offset = 0.0;
+            const gs_acc carry_in = algo == GS_ALGO_CUB ? gs_acc_identity(type, op)
+                                                        : random_carry(type, op, r, &abs_offset);
+            unsigned char scalars[32];
+            memset(scalars, 0, sizeof scalars);
+            memcpy(scalars, &carry_in, sizeof carry_in);
+            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_scalars, scalars, sizeof scalars)));
+            case_poison(&c);
+            CHECK_GPU(gpu_call(gs_cuda_ladder_scan(gpu, algo, type, op, kinds[k], c.in, c.out, n, d_acc,
+                                                   d_overflow, work, work_bytes)));
+            CHECK_CASE(case_fetch(&c), gs_algo_name(algo), type, op, n);
+            CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, scalars, d_scalars, sizeof scalars)));
+            gs_verify_scan v;
+            gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
+            CHECK_CASE(gs_verify_scan_chunk(&v, in, c.host_out, n) == 0, gs_algo_name(algo), type, op, n);
+            if (algo != GS_ALGO_CUB) {
+                gs_acc carry;
+                uint32_t overflow;
+                memcpy(&carry, scalars, sizeof carry);
+                memcpy(&overflow, scalars + sizeof(gs_acc), sizeof overflow);
+                CHECK_CASE(same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), gs_algo_name(algo),
+                           type, op, n);
+                CHECK_CASE((overflow != 0) == expect_overflow(type, op, in, n, carry_in), gs_algo_name(algo),
+                           type, op, n);
+            }
+        }
+    }
+    gs_cuda_free(gpu, work);
+    gs_cuda_free(gpu, d_scalars);
+    case_close(&c);
+    free(in);
+}
+
+/* Every variant, every op of `type`, at every ladder size: plain and
+ * extreme data in turn, aligned and one element off; both scan kinds up to
+ * BIG_N, beyond it one (alternating), which halves the host's checking. */
+static void check_ladder_type(gs_type type)
+{
+    for (int op = 0; op < GS_OP_COUNT; op++) {
+        for (size_t s = 0; s < sizeof ladder_sizes / sizeof ladder_sizes[0]; s++) {
+            const int64_t n = ladder_sizes[s];
+            if (n > max_n()) continue;
+            rng r = case_rng(8, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
+            const int one = (type + op) % 2;
+            check_ladder(type, (gs_op)op, n, (int)(s % 2), (int)(s % 3 == 1), n > BIG_N ? one : 0,
+                         n > BIG_N ? one + 1 : 2, &r);
+        }
+    }
+}
+
+#define LADDER_TEST(sfx, E) static void test_ladder_##sfx(void) { check_ladder_type(E); }
+TYPE_TESTS(LADDER_TEST)
+
+/* Variants that do not serve the call are refused; so is cub past 2^31 - 1. */
+static void test_ladder_refusals(void)
+{
+    char *d = device_alloc(64);
+    size_t bytes;
+    CU_ASSERT_EQUAL(gs_cuda_ladder_reduce(gpu, GS_ALGO_BLELLOCH, GS_I32, GS_SUM, d, 4, (gs_acc *)d, NULL, 0),
+                    GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_ladder_scan(gpu, GS_ALGO_DIVERGENT, GS_I32, GS_MAX, GS_INCLUSIVE, d, d, 4,
+                                        (gs_acc *)d, (uint32_t *)(d + 16), NULL, 0),
+                    GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_ladder_work_bytes(gpu, GS_ALGO_CUB, 1, GS_F32, GS_SUM, GS_INCLUSIVE,
+                                              (int64_t)1 << 31, &bytes),
+                    GS_ERR_UNSUPPORTED);
+    CU_ASSERT_EQUAL(gs_cuda_ladder_scan(gpu, GS_ALGO_HILLIS_STEELE, GS_F32, GS_SUM, GS_INCLUSIVE, d, d, 1000,
+                                        (gs_acc *)d, (uint32_t *)(d + 16), NULL, 0),
+                    GS_ERR_ARG);   /* no scratch */
+    gs_cuda_free(gpu, d);
+}
+
 /* ---- registration -------------------------------------------------------------- */
 
 static int open_gpu(void)
@@ -692,6 +911,13 @@ static int register_suites(void)
     CU_add_test(scans, "in place", test_in_place);
     CU_add_test(scans, "i64 overflow position", test_i64_overflow_position);
     CU_add_test(scans, "empty input", test_empty);
+
+    CU_add_test(scans, "asynchronous pieces chain", test_async_chain);
+
+    CU_pSuite ladder = CU_add_suite("cuda ladder: every variant vs reference", open_gpu, close_gpu);
+#define ADD_LADDER(sfx, E) CU_add_test(ladder, "ladder " #sfx, test_ladder_##sfx);
+    TYPE_TESTS(ADD_LADDER)
+    CU_add_test(ladder, "refusals", test_ladder_refusals);
 
     CU_pSuite device = CU_add_suite("cuda device", open_gpu, close_gpu);
     CU_add_test(device, "generator", test_generate);

@@ -1,0 +1,387 @@
+/*
+ * gs_ladder.c - `gpuscan ladder`'s measurements: every kernel variant of the
+ * CUDA backend (gs_algo) on the same device-resident generated data, timed
+ * with CUDA events (median of the timed runs after the warm-up) and checked
+ * against the independent reference of gs_verify.h, next to a
+ * device-to-device copy of the input (the ceiling).
+ *
+ * The reference runs on the host in blocks on the OpenMP threads, each
+ * block's input generated again where it is checked (the whole input is
+ * never held on the host); each block's reference starts from the carry of
+ * the blocks before it (their partials combined in order), as a rank's
+ * does from the lower ranks' (docs/SEMANTICS.md's bound covers both). A
+ * scan's output comes back a chunk at a time through pinned memory.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cpu.h"
+#include "gs_internal.h"
+#include "gs_mpi.h"
+#include "gs_verify.h"
+#ifdef HAVE_CUDA
+#include "gs_cuda.h"
+#include "gs_cuda_ceiling.h"
+#endif
+
+static const char *const algo_names[GS_ALGO_COUNT] = {
+    "default", "divergent", "strided", "sequential", "first-add", "unroll-last-warp", "unroll-all",
+    "grid-stride", "hillis-steele", "blelloch", "multi-kernel", "reduce-then-scan", "cub",
+};
+
+const char *gs_algo_name(gs_algo a)
+{
+    return (unsigned)a < GS_ALGO_COUNT ? algo_names[a] : "unknown";
+}
+
+gs_status gs_algo_from_name(const char *name, gs_algo *a)
+{
+    for (int i = 0; i < GS_ALGO_COUNT; i++) {
+        if (strcmp(name, algo_names[i]) == 0) {
+            *a = (gs_algo)i;
+            return GS_OK;
+        }
+    }
+    return GS_ERR_ARG;
+}
+
+int gs_algo_serves(gs_algo a, int scan)
+{
+    if (a == GS_ALGO_DEFAULT || a == GS_ALGO_CUB) return 1;
+    if (a >= GS_ALGO_DIVERGENT && a <= GS_ALGO_GRID_STRIDE) return !scan;
+    return scan && a >= GS_ALGO_HILLIS_STEELE && a < GS_ALGO_CUB;
+}
+
+#ifdef HAVE_CUDA
+
+/* The rows' order: the classic steps, the default, then cub. */
+static int ladder_order(int scan, gs_algo *order)
+{
+    int count = 0;
+    for (int a = GS_ALGO_DIVERGENT; a < GS_ALGO_CUB; a++)
+        if (gs_algo_serves((gs_algo)a, scan)) order[count++] = (gs_algo)a;
+    order[count++] = GS_ALGO_DEFAULT;
+    order[count++] = GS_ALGO_CUB;
+    return count;
+}
+
+/* Elements per block of the host reference, and blocks per chunk of output
+ * copied back at once (through a pinned staging buffer). */
+#define GS_LADDER_CHECK_BLOCK ((int64_t)1 << 20)
+#define GS_LADDER_CHECK_CHUNK 32
+/* Least GPU time of a variant's warm-up runs. */
+#define GS_LADDER_WARMUP_MS 50.0
+
+/* Everything one case holds. */
+typedef struct ladder {
+    gs_context *ctx;
+    gs_cuda *g;
+    const gs_ladder_case *c;
+    size_t in_size, out_size;
+    void *d_in, *d_out, *d_work;
+    size_t work_bytes;
+    gs_acc *d_acc;            /* reduction result, or scan carry */
+    uint32_t *d_overflow;
+    void *h_stage;            /* scans: pinned, one chunk of output */
+    int64_t blocks;           /* reference blocks */
+    gs_acc *carries;          /* scans: the reference carry before each block, then after the last */
+    double *abs_before;       /* scans: sum of |x| before each block, then of all */
+    gs_acc reduced;           /* reductions: the reference partial */
+    double abs_sum;
+    gs_algo algo;             /* the variant being run */
+} ladder;
+
+static gs_status cuda_failed(ladder *l, gs_status st)
+{
+    return st == GS_OK ? GS_OK : gs_fail(l->ctx, st, "%s", gs_cuda_error(l->g));
+}
+
+static int64_t block_len(const ladder *l, int64_t b)
+{
+    const int64_t first = b * GS_LADDER_CHECK_BLOCK;
+    return l->c->n - first < GS_LADDER_CHECK_BLOCK ? l->c->n - first : GS_LADDER_CHECK_BLOCK;
+}
+
+/* Blocks [first, last) of the reference on the OpenMP threads, each block's
+ * input generated again on its thread (the generator is a pure function of
+ * the index): its partial and sum of |x| into carries[] and abs_before[]
+ * (out == NULL), or the count of wrong elements of `out`, whose block
+ * `first` starts the buffer. */
+static gs_status blocks_on_threads(ladder *l, int64_t first, int64_t last, const void *out, int64_t *wrong)
+{
+    const gs_ladder_case *c = l->c;
+    int failed = 0;
+    int64_t bad = 0;
+#ifdef _OPENMP
+#pragma omp parallel reduction(+ : bad) reduction(| : failed)
+#endif
+    {
+        void *x = malloc((size_t)GS_LADDER_CHECK_BLOCK * l->in_size);
+        failed = x == NULL;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic)
+#endif
+        for (int64_t b = first; b < last; b++) {
+            if (!x) continue;
+            const int64_t m = block_len(l, b);
+            gs_cpu_generate(c->type, c->seed, b * GS_LADDER_CHECK_BLOCK, m, x);
+            if (!out) {
+                l->carries[b] = gs_verify_reduce_ref(c->type, c->op, x, m);
+                l->abs_before[b] = gs_verify_abs_sum(c->type, x, m);
+            } else {
+                gs_verify_scan v;
+                gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, l->carries[b], l->abs_before[b]);
+                bad += gs_verify_scan_chunk(&v, x, (const char *)out + (size_t)((b - first) * GS_LADDER_CHECK_BLOCK) * l->out_size, m);
+            }
+        }
+        free(x);
+    }
+    if (wrong) *wrong = bad;
+    return failed ? gs_fail(l->ctx, GS_ERR_NOMEM, "ladder: no host memory for the reference") : GS_OK;
+}
+
+/* The reference: each block's partial and sum of |x| in parallel, then the
+ * carries before each block in order. */
+static gs_status reference(ladder *l)
+{
+    const gs_ladder_case *c = l->c;
+    l->blocks = (c->n + GS_LADDER_CHECK_BLOCK - 1) / GS_LADDER_CHECK_BLOCK;
+    l->carries = malloc((size_t)(l->blocks + 1) * sizeof *l->carries);
+    l->abs_before = malloc((size_t)(l->blocks + 1) * sizeof *l->abs_before);
+    if (!l->carries || !l->abs_before)
+        return gs_fail(l->ctx, GS_ERR_NOMEM, "ladder: no host memory for the reference of %lld elements",
+                       (long long)c->n);
+    GS_CHECK(blocks_on_threads(l, 0, l->blocks, NULL, NULL));
+    /* each block's partial becomes the carry before it */
+    gs_acc acc = gs_acc_identity(c->type, c->op);
+    double abs = 0;
+    for (int64_t b = 0; b < l->blocks; b++) {
+        const gs_acc partial = l->carries[b];
+        const double partial_abs = l->abs_before[b];
+        l->carries[b] = gs_acc_scan_carry(c->type, c->op, acc);
+        l->abs_before[b] = abs;
+        acc = gs_acc_combine(c->type, c->op, acc, partial);
+        abs += partial_abs;
+    }
+    l->carries[l->blocks] = gs_acc_scan_carry(c->type, c->op, acc);
+    l->abs_before[l->blocks] = abs;
+    l->reduced = acc;
+    l->abs_sum = abs;
+    return GS_OK;
+}
+
+/* One run of the current variant, queued on the compute stream. */
+static gs_status run_variant(void *arg)
+{
+    ladder *l = arg;
+    const gs_ladder_case *c = l->c;
+    if (!c->scan)
+        return gs_cuda_ladder_reduce(l->g, l->algo, c->type, c->op, l->d_in, c->n, l->d_acc, l->d_work,
+                                     l->work_bytes);
+    return gs_cuda_ladder_scan(l->g, l->algo, c->type, c->op, c->kind, l->d_in, l->d_out, c->n, l->d_acc,
+                               l->d_overflow, l->d_work, l->work_bytes);
+}
+
+/* The carry from the identity and a clear overflow flag, on the device. */
+static gs_status reset_carry(ladder *l)
+{
+    unsigned char init[32];
+    memset(init, 0, sizeof init);
+    const gs_acc id = gs_acc_identity(l->c->type, l->c->op);
+    memcpy(init, &id, sizeof id);
+    return cuda_failed(l, gs_cuda_copy_h2d(l->g, l->d_acc, init, sizeof init));
+}
+
+static int same_carry(const gs_ladder_case *c, gs_acc got, gs_acc ref, double abs_sum)
+{
+    if (!gs_type_is_float(c->type)) return got.u == ref.u;
+    return gs_verify_reduce_ok(c->type, c->op, got, ref, c->n, abs_sum);
+}
+
+/* One more run after poisoning what it writes, checked: wrong output
+ * elements, plus one each for a wrong carry or overflow flag (which cub
+ * does not produce). */
+static gs_status check_variant(ladder *l, int64_t *wrong)
+{
+    const gs_ladder_case *c = l->c;
+    *wrong = 0;
+    if (!c->scan) {
+        gs_acc got;
+        GS_CHECK(cuda_failed(l, gs_cuda_fill(l->g, l->d_acc, 0xff, sizeof got)));
+        GS_CHECK(cuda_failed(l, run_variant(l)));
+        GS_CHECK(cuda_failed(l, gs_cuda_copy_d2h(l->g, &got, l->d_acc, sizeof got)));
+        *wrong = !gs_verify_reduce_ok(c->type, c->op, got, l->reduced, c->n, l->abs_sum);
+        return GS_OK;
+    }
+    GS_CHECK(reset_carry(l));
+    GS_CHECK(cuda_failed(l, gs_cuda_fill(l->g, l->d_out, 0xff, (size_t)c->n * l->out_size)));
+    GS_CHECK(cuda_failed(l, run_variant(l)));
+    unsigned char tail[32];
+    GS_CHECK(cuda_failed(l, gs_cuda_copy_d2h(l->g, tail, l->d_acc, sizeof tail)));
+    int64_t bad = 0;
+    for (int64_t first = 0; first < l->blocks; first += GS_LADDER_CHECK_CHUNK) {
+        const int64_t last = first + GS_LADDER_CHECK_CHUNK < l->blocks ? first + GS_LADDER_CHECK_CHUNK : l->blocks;
+        const int64_t from = first * GS_LADDER_CHECK_BLOCK;
+        const int64_t to = last * GS_LADDER_CHECK_BLOCK < c->n ? last * GS_LADDER_CHECK_BLOCK : c->n;
+        int64_t chunk_bad;
+        GS_CHECK(cuda_failed(l, gs_cuda_copy_d2h(l->g, l->h_stage, (const char *)l->d_out + (size_t)from * l->out_size,
+                                                 (size_t)(to - from) * l->out_size)));
+        GS_CHECK(blocks_on_threads(l, first, last, l->h_stage, &chunk_bad));
+        bad += chunk_bad;
+    }
+    if (l->algo != GS_ALGO_CUB) {
+        gs_acc carry;
+        uint32_t overflow;
+        memcpy(&carry, tail, sizeof carry);
+        memcpy(&overflow, tail + sizeof carry, sizeof overflow);
+        bad += !same_carry(c, carry, l->carries[l->blocks], l->abs_before[l->blocks]);
+        bad += overflow != 0;   /* generated data never overflows */
+    }
+    *wrong = bad;
+    return GS_OK;
+}
+
+static int compare_floats(const void *a, const void *b)
+{
+    const float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+static gs_status time_variant(ladder *l, gs_ladder_row *row)
+{
+    const gs_ladder_case *c = l->c;
+    float *ms = malloc((size_t)c->iters * sizeof *ms);
+    if (!ms) return gs_fail(l->ctx, GS_ERR_NOMEM, "ladder: no memory for %d run times", c->iters);
+    /* the timed runs chain their carry, as consecutive chunks would */
+    gs_status st = c->scan ? reset_carry(l) : GS_OK;
+    /* with a warm-up, at least GS_LADDER_WARMUP_MS of it: clocks that fell
+     * while the host computed the reference come back up before timing */
+    const double warmup_ms = c->warmup > 0 ? GS_LADDER_WARMUP_MS : 0;
+    if (st == GS_OK)
+        st = cuda_failed(l, gs_cuda_time_runs(l->g, run_variant, l, c->warmup, warmup_ms, c->iters, ms));
+    if (st == GS_OK) {
+        qsort(ms, (size_t)c->iters, sizeof *ms, compare_floats);
+        const double median = c->iters % 2 ? ms[c->iters / 2] : 0.5 * (ms[c->iters / 2 - 1] + ms[c->iters / 2]);
+        row->algo = (int)l->algo;
+        row->median = median * 1e-3;
+        row->bytes = (uint64_t)c->n * (l->in_size + l->out_size);
+        row->gbps = row->median > 0 ? (double)row->bytes / row->median * 1e-9 : 0;
+        st = check_variant(l, &row->wrong);
+    }
+    free(ms);
+    return st;
+}
+
+/* The ceiling: the input copied device to device, as gs_cuda_copy_bandwidth
+ * measures it (read plus written). */
+static gs_status copy_row(ladder *l, gs_ladder_row *row)
+{
+    const gs_ladder_case *c = l->c;
+    const size_t bytes = (size_t)c->n * l->in_size;
+    const int reps = c->iters < GS_CUDA_CEILING_MAX_REPS ? c->iters : GS_CUDA_CEILING_MAX_REPS;
+    double gbps;
+    GS_CHECK(cuda_failed(l, gs_cuda_copy_bandwidth(l->g, GS_CUDA_COPY_D2D, bytes, reps, &gbps)));
+    row->algo = -1;
+    row->bytes = 2 * (uint64_t)bytes;
+    row->gbps = gbps;
+    row->median = gbps > 0 ? (double)row->bytes / (gbps * 1e9) : 0;
+    row->wrong = -1;
+    return GS_OK;
+}
+
+static gs_status setup(ladder *l, const gs_algo *order, int count)
+{
+    const gs_ladder_case *c = l->c;
+    l->in_size = gs_type_size(c->type);
+    l->out_size = c->scan ? gs_type_size(gs_scan_output_type(c->type, c->op)) : 0;
+    for (int i = 0; i < count; i++) {
+        size_t bytes;
+        GS_CHECK(cuda_failed(l, gs_cuda_ladder_work_bytes(l->g, order[i], c->scan, c->type, c->op, c->kind,
+                                                          c->n, &bytes)));
+        if (bytes > l->work_bytes) l->work_bytes = bytes;
+    }
+    GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &l->d_in, (size_t)c->n * l->in_size)));
+    if (c->scan) {
+        GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &l->d_out, (size_t)c->n * l->out_size)));
+        const int64_t staged = c->n < GS_LADDER_CHECK_CHUNK * GS_LADDER_CHECK_BLOCK ? c->n
+                                                                                  : GS_LADDER_CHECK_CHUNK * GS_LADDER_CHECK_BLOCK;
+        GS_CHECK(cuda_failed(l, gs_cuda_host_alloc(l->g, &l->h_stage, (size_t)staged * l->out_size)));
+    }
+    /* the accumulator, then the overflow flag */
+    void *scalars;
+    GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &scalars, 32)));
+    l->d_acc = scalars;
+    l->d_overflow = (uint32_t *)((char *)scalars + sizeof(gs_acc));
+    if (l->work_bytes) GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &l->d_work, l->work_bytes)));
+    GS_CHECK(cuda_failed(l, gs_cuda_generate(l->g, c->type, c->seed, 0, c->n, l->d_in)));
+    return reference(l);
+}
+
+static void teardown(ladder *l)
+{
+    gs_cuda_free(l->g, l->d_in);
+    gs_cuda_free(l->g, l->d_out);
+    gs_cuda_free(l->g, l->d_work);
+    gs_cuda_free(l->g, l->d_acc);
+    gs_cuda_host_free(l->g, l->h_stage);
+    free(l->carries);
+    free(l->abs_before);
+}
+
+static gs_status run_case(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row *rows, int *n_rows)
+{
+    gs_algo order[GS_ALGO_COUNT];
+    int count = ladder_order(c->scan, order);
+    if (c->algo >= 0) {   /* the one asked for (cub's row comes with it) */
+        order[0] = (gs_algo)c->algo;
+        count = c->algo == GS_ALGO_CUB ? 1 : 2;
+        order[1] = GS_ALGO_CUB;
+    }
+    ladder l;
+    memset(&l, 0, sizeof l);
+    l.ctx = ctx;
+    l.g = ctx->cuda;
+    l.c = c;
+    gs_status st = setup(&l, order, count);
+    if (st == GS_OK) st = copy_row(&l, &rows[(*n_rows)++]);
+    for (int i = 0; i < count && st == GS_OK; i++) {
+        l.algo = order[i];
+        st = time_variant(&l, &rows[(*n_rows)++]);
+    }
+    teardown(&l);
+    return st;
+}
+#endif /* HAVE_CUDA */
+
+static gs_status check_case(gs_context *ctx, const gs_ladder_case *c)
+{
+    if ((unsigned)c->type >= GS_TYPE_COUNT || (unsigned)c->op >= GS_OP_COUNT)
+        return gs_fail(ctx, GS_ERR_ARG, "ladder: unknown type %d or operation %d", (int)c->type, (int)c->op);
+    if (c->kind != GS_INCLUSIVE && c->kind != GS_EXCLUSIVE)
+        return gs_fail(ctx, GS_ERR_ARG, "ladder: unknown scan kind %d", (int)c->kind);
+    if (c->n < 1 || c->iters < 1 || c->warmup < 0)
+        return gs_fail(ctx, GS_ERR_ARG, "ladder: %lld elements, %d timed and %d warm-up runs (at least 1, 1, 0)",
+                       (long long)c->n, c->iters, c->warmup);
+    if (c->algo >= GS_ALGO_COUNT || (c->algo >= 0 && !gs_algo_serves((gs_algo)c->algo, c->scan)))
+        return gs_fail(ctx, GS_ERR_ARG, "ladder: %s is no %s variant", gs_algo_name((gs_algo)c->algo),
+                       c->scan ? "scan" : "reduction");
+    return GS_OK;
+}
+
+gs_status gs_ladder_run(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row *rows, int *n_rows)
+{
+    *n_rows = 0;
+    gs_status st = check_case(ctx, c);
+    if (st == GS_OK && ctx->backend != GS_BACKEND_CUDA)
+        st = gs_fail(ctx, GS_ERR_UNSUPPORTED, "the ladder times the CUDA backend's kernels, and this run uses the %s backend",
+                     gs_backend_name(ctx->backend));
+#ifdef HAVE_CUDA
+    if (st == GS_OK) st = run_case(ctx, c, rows, n_rows);
+#else
+    (void)rows;
+#endif
+    return gs_mpi_agree(ctx, st);
+}
