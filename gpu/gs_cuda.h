@@ -72,6 +72,9 @@ gs_status gs_cuda_scan(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
 
 gs_status gs_cuda_copy_h2d_async(gs_cuda *g, int stream, void *dst, const void *src, size_t bytes);
 gs_status gs_cuda_copy_d2h_async(gs_cuda *g, int stream, void *dst, const void *src, size_t bytes);
+/* 1 when all of [p, p + bytes) is page-locked host memory, which copies
+ * read or write without staging (cudaHostAlloc, cudaHostRegister). */
+int gs_cuda_is_pinned(gs_cuda *g, const void *p, size_t bytes);
 /* Events mark a point in a stream's queue; `waiter` waits for it without
  * blocking the host; gs_cuda_event_sync blocks the host. */
 typedef struct gs_cuda_event gs_cuda_event;
@@ -95,6 +98,32 @@ gs_status gs_cuda_reduce_async(gs_cuda *g, gs_type type, gs_op op, const void *d
 gs_status gs_cuda_scan_async(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
                              const void *d_in, void *d_out, int64_t n, gs_acc *d_carry,
                              uint32_t *d_overflow);
+
+/* ---- the ladder: every variant of gpuscan.h's gs_algo (gs_cuda_ladder.cu) ------
+ * Queued on the compute stream; nothing waits. A reduction replaces
+ * *d_result with the partial of d_in[0..n); a scan follows
+ * gs_cuda_scan_async's contract (carry through *d_carry, overflow into
+ * *d_overflow), except GS_ALGO_CUB, which scans from the identity and leaves
+ * both alone. Variants that need scratch memory take it from `work`, of at
+ * least the bytes gs_cuda_ladder_work_bytes names. GS_ERR_ARG for a variant
+ * that does not serve the call; GS_ERR_UNSUPPORTED where n is beyond the
+ * variant (cub: 2^31 - 1 elements). */
+gs_status gs_cuda_ladder_work_bytes(gs_cuda *g, gs_algo algo, int scan, gs_type type, gs_op op,
+                                    gs_scan_kind kind, int64_t n, size_t *bytes);
+gs_status gs_cuda_ladder_reduce(gs_cuda *g, gs_algo algo, gs_type type, gs_op op,
+                                const void *d_in, int64_t n, gs_acc *d_result, void *work,
+                                size_t work_bytes);
+gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op,
+                              gs_scan_kind kind, const void *d_in, void *d_out, int64_t n,
+                              gs_acc *d_carry, uint32_t *d_overflow, void *work, size_t work_bytes);
+/* Fill d[0..bytes) with `byte` on the compute stream. */
+gs_status gs_cuda_fill(gs_cuda *g, void *d, int byte, size_t bytes);
+/* Milliseconds of each of `iters` runs of run(arg) (work it queues on the
+ * compute stream), timed with CUDA events, after untimed runs: at least
+ * `warmup`, and more until they took `warmup_ms` on the GPU. Waits for the
+ * last. A failing run stops the timing with its status. */
+gs_status gs_cuda_time_runs(gs_cuda *g, gs_status (*run)(void *arg), void *arg, int warmup,
+                            double warmup_ms, int iters, float *ms);
 
 #ifdef __cplusplus
 }

@@ -202,6 +202,7 @@ gs_status gs_cuda_info(gs_cuda *g, gs_cuda_device_info *info)
                   "reading the PCI bus id of device %d", g->device);
     info->total_mem = prop.totalGlobalMem;
     info->sm_count = prop.multiProcessorCount;
+    info->device = g->device;
     return GS_OK;
 }
 

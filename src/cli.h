@@ -43,9 +43,25 @@ void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend b
  * or -1 with errno set (and no file left behind). */
 int cli_write_atomically(const char *path, void (*write)(FILE *f, const void *data), const void *data);
 
+/* The progress bar of a long run (cli_progress.c): drawn on stderr by rank 0
+ * when stderr is a terminal, not --quiet, and the run has taken more than
+ * 2 s (test-only: GS_PROGRESS_DELAY=SECONDS in the environment). */
+typedef struct cli_progress {
+    int enabled;
+    double start, delay, last_drawn;
+    int drawn;               /* a bar is on the terminal */
+} cli_progress;
+void cli_progress_begin(cli_progress *bar, int rank, int quiet);
+/* A gs_progress_fn: data is the cli_progress. */
+void cli_progress_update(void *data, double done);
+/* Erase the bar, if one was drawn, before anything else is printed. */
+void cli_progress_end(cli_progress *bar);
+
 /* Subcommands with their own options (cli_bench.c): called after MPI_Init
  * with argv[0] = the subcommand's name; return the exit status, the same on
  * every rank. */
 int cli_bench_main(int argc, char **argv);
+/* cli_ladder.c: `gpuscan ladder`, the kernel variants side by side. */
+int cli_ladder_main(int argc, char **argv);
 
 #endif

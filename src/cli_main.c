@@ -29,10 +29,16 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
         free(ranks);
         return CLI_EXIT_OK;
     }
+    cli_progress bar;
+    cli_progress_begin(&bar, rank, a->quiet);
+    gs_run_options run = a->run;
+    run.progress = cli_progress_update;
+    run.progress_data = &bar;
     if (st == GS_OK && a->command == CLI_REDUCE)
-        st = gs_reduce_run(ctx, &a->src, a->op, &a->run, &result, &rep);
+        st = gs_reduce_run(ctx, &a->src, a->op, &run, &result, &rep);
     else if (st == GS_OK)
-        st = gs_scan_run(ctx, &a->src, a->op, a->kind, a->out_path, &a->run, &rep);
+        st = gs_scan_run(ctx, &a->src, a->op, a->kind, a->out_path, &run, &rep);
+    cli_progress_end(&bar);
     if (st != GS_OK) {
         int code = fail(rank, gs_context_error(ctx), CLI_EXIT_FAIL);
         free(ranks);
@@ -73,6 +79,11 @@ int main(int argc, char **argv)
     int code;
     if (argc > 1 && strcmp(argv[1], "bench") == 0) {
         code = cli_bench_main(argc - 1, argv + 1);
+        MPI_Finalize();
+        return code;
+    }
+    if (argc > 1 && strcmp(argv[1], "ladder") == 0) {
+        code = cli_ladder_main(argc - 1, argv + 1);
         MPI_Finalize();
         return code;
     }

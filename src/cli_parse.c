@@ -30,11 +30,16 @@ void cli_print_usage(FILE *out)
 "execution:\n"
 "      --backend B      auto cuda cpu (default auto: cuda when every rank has a GPU)\n"
 "      --device N       GPU ordinal (default: node-local rank modulo the GPUs visible)\n"
-"      --chunk N        elements held on the GPU at once (default: whole shard if it fits)\n"
+"      --chunk N        elements per chunk, the unit of reads, copies, kernels and writes\n"
+"                       (default: 32 MiB of input, less for small shards or little memory)\n"
+"      --depth K        chunks in flight at once, 1 to 16 (default 4)\n"
+"      --stream         stream the shard through the GPU in chunks, whatever its size\n"
+"      --resident       hold the whole shard on the GPU (an error if it does not fit);\n"
+"                       default: resident for scans on several ranks when it fits\n"
 "output:\n"
 "      --verify         check every element against an independent reference; exit 1 if wrong\n"
 "      --json FILE|-    write the result as one JSON object\n"
-"  -q, --quiet          no human summary\n"
+"  -q, --quiet          no human summary, no progress bar\n"
 "\n"
 "Sizes take suffixes k M G T (powers of 10) and Ki Mi Gi Ti (powers of 2).\n"
 "Integer sums are exact 64-bit (i32 -> i64, u32 -> u64) and overflow is an error;\n"
@@ -63,6 +68,9 @@ int cli_parse_count(const char *text, int64_t *value)
     return -1;
 }
 
+#define CLI_STR_(x) #x
+#define CLI_STR(x) CLI_STR_(x)
+
 static int usage_error(char *err, size_t errlen, const char *fmt, const char *what)
 {
     snprintf(err, errlen, fmt, what);
@@ -71,13 +79,16 @@ static int usage_error(char *err, size_t errlen, const char *fmt, const char *wh
 
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
 {
-    enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_VERIFY, OPT_JSON };
+    enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_DEPTH, OPT_STREAM,
+           OPT_RESIDENT, OPT_VERIFY, OPT_JSON };
     static const struct option options[] = {
         {"input", required_argument, 0, 'i'},      {"generate", required_argument, 0, 'g'},
         {"type", required_argument, 0, 't'},       {"op", required_argument, 0, 'o'},
         {"output", required_argument, 0, 'O'},     {"seed", required_argument, 0, OPT_SEED},
         {"exclusive", no_argument, 0, OPT_EXCLUSIVE}, {"backend", required_argument, 0, OPT_BACKEND},
         {"device", required_argument, 0, OPT_DEVICE}, {"chunk", required_argument, 0, OPT_CHUNK},
+        {"depth", required_argument, 0, OPT_DEPTH},  {"stream", no_argument, 0, OPT_STREAM},
+        {"resident", no_argument, 0, OPT_RESIDENT},
         {"verify", no_argument, 0, OPT_VERIFY},    {"json", required_argument, 0, OPT_JSON},
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
@@ -143,6 +154,19 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
             if (cli_parse_count(optarg, &a->run.chunk) != 0 || a->run.chunk == 0)
                 return usage_error(err, errlen, "--chunk %s: not a positive element count", optarg);
             break;
+        case OPT_DEPTH:
+            if (cli_parse_count(optarg, &count) != 0 || count < 1 || count > GS_MAX_DEPTH)
+                return usage_error(err, errlen, "--depth %s: not a count of chunks from 1 to " CLI_STR(GS_MAX_DEPTH), optarg);
+            a->run.depth = (int)count;
+            break;
+        case OPT_STREAM:
+        case OPT_RESIDENT: {
+            gs_residency want = c == OPT_STREAM ? GS_RESIDENCY_STREAMED : GS_RESIDENCY_RESIDENT;
+            if (a->run.residency != GS_RESIDENCY_AUTO && a->run.residency != want)
+                return usage_error(err, errlen, "%s", "--stream and --resident exclude each other");
+            a->run.residency = want;
+            break;
+        }
         case OPT_VERIFY: a->run.verify = 1; break;
         case OPT_JSON: a->json_path = optarg; break;
         case 'q': a->quiet = 1; break;

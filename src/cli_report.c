@@ -70,6 +70,10 @@ void cli_print_summary(FILE *out, const cli_args *a, const gs_report *rep, const
             fprintf(out, "  %s %.4f/%.4f/%.4f", gs_phase_name((gs_phase)p), rep->phase_min[p],
                     rep->phase_avg[p], rep->phase_max[p]);
     fputc('\n', out);
+    fprintf(out, "pipeline  %s, chunks of %lld elements, depth %d, input read %dx; overlap %.2f "
+                 "(sum of phase times / wall time)\n",
+            rep->streamed ? "streamed" : "resident", (long long)rep->chunk, rep->depth,
+            rep->input_passes, rep->overlap);
     if (rep->verified) fprintf(out, "#wrong  %lld\n", (long long)rep->wrong);
 }
 
@@ -98,6 +102,9 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
         fprintf(f, ", \"result_type\": \"%s\", \"result\": %s", gs_type_name(result->type), value);
     }
     if (rep->verified) fprintf(f, ", \"wrong\": %lld", (long long)rep->wrong);
+    fprintf(f, ", \"mode\": \"%s\", \"chunk\": %lld, \"depth\": %d, \"input_passes\": %d, \"overlap\": %.6g",
+            rep->streamed ? "streamed" : "resident", (long long)rep->chunk, rep->depth, rep->input_passes,
+            rep->overlap);
     fprintf(f, ", \"phases\": {");
     for (int p = 0; p < GS_PHASE_COUNT; p++)
         fprintf(f, "%s\"%s\": {\"min\": %.9g, \"avg\": %.9g, \"max\": %.9g}", p ? ", " : "",

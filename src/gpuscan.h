@@ -149,14 +149,41 @@ typedef struct gs_report {
     int verified;              /* 1 when --verify ran */
     int64_t wrong;             /* elements that failed verification, all ranks */
     gs_value last;             /* scan: the last element of the output */
+    int streamed;              /* 1: the shard went through a ring of chunks; 0: resident */
+    int64_t chunk;             /* elements per chunk */
+    int depth;                 /* chunks in flight at once */
+    int input_passes;          /* reads of the input: 2 for a streamed scan on several
+                                  ranks (docs/STREAMING.md), else 1 */
+    double overlap;            /* sum of the phase times (verify excluded) over the wall
+                                  time, averaged over ranks: about 1 when the phases ran
+                                  one after another, more as they overlap */
 } gs_report;
+
+/* Where a run keeps a rank's shard on the backend (GPU memory, or host memory
+ * on the CPU backend). */
+typedef enum gs_residency {
+    GS_RESIDENCY_AUTO,       /* resident when that saves a read of the input (scans on
+                                several ranks) and the shard fits, else streamed */
+    GS_RESIDENCY_RESIDENT,   /* the whole shard at once; an error when it does not fit */
+    GS_RESIDENCY_STREAMED    /* a ring of `depth` chunks, whatever the shard's size */
+} gs_residency;
+
+/* Progress of a run, called on every rank after each chunk: `done` is the
+ * share of the run's chunks behind it, from 0 to 1, the same on every rank. */
+typedef void (*gs_progress_fn)(void *data, double done);
 
 typedef struct gs_run_options {
     int verify;                /* check every element against an independent reference */
-    int64_t chunk;             /* elements of a shard held on the backend at once;
-                                  0: the whole shard when it fits (resident), else
-                                  as many as fit (streamed) */
+    int64_t chunk;             /* elements per chunk, the unit of reads, copies, kernels
+                                  and writes; 0: chosen from the shard and the memory */
+    int depth;                 /* chunks in flight (pinned ring slots), 1 to
+                                  GS_MAX_DEPTH; 0: the default, 4 */
+    gs_residency residency;
+    gs_progress_fn progress;   /* NULL: none */
+    void *progress_data;
 } gs_run_options;
+
+#define GS_MAX_DEPTH 16
 
 gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
                         const gs_run_options *opt, gs_value *result, gs_report *report);
@@ -225,6 +252,67 @@ typedef struct gs_bench_result {
  * rank 0 before every check, so that r->wrong > 0. */
 gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result *r);
 /* ==== end of benchmarks ===================================================== */
+
+/* ==== the ladder (gs_ladder.c) ===============================================
+ * Every kernel variant of the CUDA backend, the classic optimisation steps
+ * first and the tuned default last, run side by side on the same
+ * device-resident data of one rank's GPU, each timed and checked against the
+ * independent reference (`gpuscan ladder`). Every variant serves every
+ * (type, op) with the semantics of the default. */
+typedef enum gs_algo {
+    GS_ALGO_DEFAULT,            /* reduce and scan: the tuned default */
+    /* reductions, the classic steps */
+    GS_ALGO_DIVERGENT,          /* (1) interleaved addressing, divergent branching */
+    GS_ALGO_STRIDED,            /* (2) interleaved addressing, strided index */
+    GS_ALGO_SEQUENTIAL,         /* (3) sequential addressing */
+    GS_ALGO_FIRST_ADD,          /* (4) first add during the global load */
+    GS_ALGO_UNROLL_LAST_WARP,   /* (5) the last warp unrolled */
+    GS_ALGO_UNROLL_ALL,         /* (6) complete unrolling, block size a template parameter */
+    GS_ALGO_GRID_STRIDE,        /* (7) many elements per thread */
+    /* scans */
+    GS_ALGO_HILLIS_STEELE,      /* Hillis-Steele block scan (double-buffered), block sums scanned recursively */
+    GS_ALGO_BLELLOCH,           /* work-efficient Blelloch block scan, padded against bank conflicts, likewise */
+    GS_ALGO_MULTI_KERNEL,       /* shuffle block scan of several elements per thread, likewise */
+    GS_ALGO_REDUCE_THEN_SCAN,   /* tile totals, their scan, the tiles scanned from it */
+    /* both: the reference */
+    GS_ALGO_CUB,                /* CUB DeviceReduce / DeviceScan, from the identity */
+    GS_ALGO_COUNT
+} gs_algo;
+
+const char *gs_algo_name(gs_algo a);                /* "divergent", "default", "cub" */
+gs_status gs_algo_from_name(const char *name, gs_algo *a);
+/* 1 when the variant computes reductions (scan 0) or scans (scan 1). */
+int gs_algo_serves(gs_algo a, int scan);
+
+typedef struct gs_ladder_case {
+    int scan;              /* 0: reductions, 1: scans */
+    gs_type type;
+    gs_op op;
+    gs_scan_kind kind;     /* scans only */
+    int64_t n;             /* elements, >= 1 */
+    int warmup;            /* untimed runs first, >= 0 */
+    int iters;             /* timed runs, >= 1 */
+    uint64_t seed;         /* the input is the generated array of this seed */
+    int algo;              /* -1: every variant that serves the case; else one gs_algo */
+} gs_ladder_case;
+
+typedef struct gs_ladder_row {
+    int algo;              /* gs_algo, or -1 for the device-to-device copy */
+    double median;         /* seconds per run, median of the timed runs (CUDA events) */
+    uint64_t bytes;        /* bytes read plus written by one run */
+    double gbps;           /* bytes / median, 10^9 bytes per second */
+    int64_t wrong;         /* wrong output elements of the checked run (1 for a wrong
+                              reduction); -1 for the copy */
+} gs_ladder_row;
+
+/* The rows of one case: the copy first (the ceiling: n input elements
+ * copied device to device, read plus written), then every variant in
+ * ladder order (or the one asked for) and cub. `rows` holds at least
+ * GS_ALGO_COUNT + 1 entries. Collective: each rank runs the case on its
+ * own GPU; every rank returns the same status. GS_ERR_UNSUPPORTED on the
+ * CPU backend. */
+gs_status gs_ladder_run(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row *rows, int *n_rows);
+/* ==== end of the ladder ===================================================== */
 
 #ifdef __cplusplus
 }

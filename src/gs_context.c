@@ -97,6 +97,7 @@ gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ou
 void gs_context_destroy(gs_context *ctx)
 {
     if (!ctx) return;
+    gs_ring_free(ctx);
 #ifdef HAVE_CUDA
     if (ctx->cuda) gs_cuda_close(ctx->cuda);
 #endif

@@ -14,6 +14,7 @@
 #define GS_ERRMSG_LEN 512
 
 struct gs_cuda;   /* gpu/gs_cuda.h; NULL on the CPU backend */
+struct gs_ring;   /* src/gs_pipe.c; NULL until a pipeline first runs */
 
 struct gs_context {
     MPI_Comm comm;          /* our duplicate of the caller's communicator */
@@ -22,8 +23,12 @@ struct gs_context {
     gs_backend backend;     /* resolved: CPU or CUDA */
     gs_config cfg;
     struct gs_cuda *cuda;
+    struct gs_ring *ring;   /* the pipeline's buffers and events, kept between calls */
     char error[GS_ERRMSG_LEN];
 };
+
+/* Release ctx->ring (gs_pipe.c), before the backend goes. */
+void gs_ring_free(gs_context *ctx);
 
 /* Record a failure of this rank: "rank R: <message>". Returns `status`. */
 gs_status gs_fail(gs_context *ctx, gs_status status, const char *fmt, ...)

@@ -1,40 +1,30 @@
 /*
  * gs_run.c - whole-array reductions and scans over generated data or files.
  *
- * Each rank takes one contiguous shard and moves through it in chunks: a
- * chunk is what sits on the backend at once (the whole shard when it fits:
- * "resident"), and a chunk is read and written in blocks, the unit of host
- * staging and of collective MPI-IO. Every rank runs the same number of chunk
- * and block steps (empty ones where its shard is shorter), so collective
- * calls always match, and the ranks agree on success after every chunk, so a
- * failure on one rank stops all of them at the same step.
+ * Each rank takes one contiguous shard and runs it through the chunk
+ * pipeline (gs_pipe.c, docs/STREAMING.md): resident when the backend holds
+ * the whole shard, streamed through a ring of chunks otherwise. Every rank
+ * takes the same steps, so the collective MPI-IO calls always match, and the
+ * ranks agree on success after every step, so a failure on one rank stops
+ * all of them at the same step.
  *
  * A distributed scan needs each rank's offset before it writes: a reduction
  * pass gives the rank totals, MPI_Exscan the offsets, and the scan pass then
- * writes final values. One rank skips the reduction pass.
+ * writes final values. A resident shard is read once for both passes, a
+ * streamed one twice; one rank skips the reduction pass.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#include "gs_cpu.h"
 #include "gs_mpi.h"
 #include "gs_npy.h"
+#include "gs_pipe.h"
 #include "gs_run.h"
 #include "gs_verify.h"
-#ifdef HAVE_CUDA
-#include "gs_cuda.h"
-#endif
-
-/* Elements per block: 128 MiB of f32 input per collective read or write. */
-#define GS_BLOCK_ELEMS ((int64_t)32 << 20)
-/* Share of free device memory the chunk buffers may take. */
-#define GS_DEVICE_MEM_SHARE 0.85
 
 typedef struct gs_run {
     gs_context *ctx;
@@ -48,11 +38,12 @@ typedef struct gs_run {
     int64_t n, start, count;     /* the global count and this rank's shard */
     gs_file *in, *out;           /* input file (NULL: generated), output file */
     uint64_t in_offset, out_offset; /* bytes before element 0 in each file */
-    int on_device;               /* chunk buffers are device memory */
-    int64_t block, chunk_blocks, max_blocks;
-    void *c_in, *c_out;          /* chunk buffers on the backend */
-    void *h_in, *h_out;          /* host staging blocks (CUDA backend, pinned) */
-    double t[GS_PHASE_COUNT];
+    gs_pipe pipe;
+    int pipe_open;
+    int input_passes;            /* reads of the input */
+    int64_t chunks_done, chunks_total;   /* progress over every pass */
+    double t[GS_PHASE_COUNT];    /* phases outside the pipeline: combines, the header */
+    gs_value last;               /* scan: this rank's last output element */
     /* the independent reference (--verify) */
     gs_acc ref_partial;
     double ref_abs;
@@ -67,55 +58,8 @@ void gs_shard_range(int64_t n, int rank, int size, int64_t *start, int64_t *coun
 }
 
 static double since(double t0) { return gs_now() - t0; }
-
-/* ---- memory of the backend -------------------------------------------------- */
-
-#ifdef HAVE_CUDA
-static gs_status cuda_status(gs_run *r, gs_status st)
-{
-    if (st != GS_OK) return gs_fail(r->ctx, st, "%s", gs_cuda_error(r->ctx->cuda));
-    return st;
-}
-#endif
-
-static gs_status alloc_host(gs_run *r, void **p, size_t bytes, int pinned)
-{
-    *p = NULL;
-    if (bytes == 0) return GS_OK;
-#ifdef HAVE_CUDA
-    if (pinned) return cuda_status(r, gs_cuda_host_alloc(r->ctx->cuda, p, bytes));
-#else
-    (void)pinned;
-#endif
-    *p = malloc(bytes);
-    return *p ? GS_OK : gs_fail(r->ctx, GS_ERR_NOMEM, "cannot allocate %zu bytes of host memory", bytes);
-}
-
-static gs_status alloc_chunk(gs_run *r, void **p, size_t bytes)
-{
-#ifdef HAVE_CUDA
-    if (r->on_device) {
-        *p = NULL;
-        return bytes ? cuda_status(r, gs_cuda_malloc(r->ctx->cuda, p, bytes)) : GS_OK;
-    }
-#endif
-    return alloc_host(r, p, bytes, 0);
-}
-
-static void release(gs_run *r)
-{
-#ifdef HAVE_CUDA
-    if (r->on_device) {
-        gs_cuda_free(r->ctx->cuda, r->c_in);
-        gs_cuda_free(r->ctx->cuda, r->c_out);
-        gs_cuda_host_free(r->ctx->cuda, r->h_in);
-        gs_cuda_host_free(r->ctx->cuda, r->h_out);
-        return;
-    }
-#endif
-    free(r->c_in);
-    free(r->c_out);
-}
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /* ---- the input -------------------------------------------------------------- */
 
@@ -201,182 +145,144 @@ static gs_status open_input(gs_run *r)
     return gs_mpi_agree(r->ctx, st);
 }
 
+/* ---- each chunk through ---------------------------------------------------------- */
+
+/* What the run does with every chunk the pipeline is through with: feeds the
+ * reference (--verify: a reduction pass's input, or a scan's input and
+ * output), keeps the scan's last element and reports progress. */
+static void chunk_through(void *data, int64_t first, int64_t m, const void *host_in, const void *host_out)
+{
+    gs_run *r = data;
+    if (r->opt->verify && m > 0) {
+        double t0 = gs_now();
+        if (host_out) {
+            gs_verify_scan_chunk(&r->check, host_in, host_out, m);
+        } else {
+            gs_acc part = gs_verify_reduce_ref(r->type, r->op, host_in, m);
+            r->ref_partial = gs_acc_combine(r->type, r->op, r->ref_partial, part);
+            r->ref_abs += gs_verify_abs_sum(r->type, host_in, m);
+        }
+        r->t[GS_PHASE_VERIFY] += since(t0);
+    }
+    if (host_out && m > 0 && first + m == r->count)
+        r->last = gs_value_from_element(r->out_type, (const char *)host_out + (size_t)(m - 1) * r->out_size);
+    r->chunks_done++;
+    if (r->opt->progress && r->chunks_total > 0)
+        r->opt->progress(r->opt->progress_data, (double)r->chunks_done / (double)r->chunks_total);
+}
+
 /* ---- the plan ---------------------------------------------------------------- */
 
-static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
-static int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-
-/* How many blocks a chunk holds: the whole largest shard when it fits the
- * backend's memory (or --chunk), else as many as fit. Same on every rank. */
-static gs_status plan(gs_run *r)
+/* Element types, sizes and this rank's shard, once the input is known. */
+static void shape(gs_run *r)
 {
-    gs_context *ctx = r->ctx;
     r->out_type = r->scan ? gs_scan_output_type(r->type, r->op) : r->type;
     r->in_size = gs_type_size(r->type);
     r->out_size = r->scan ? gs_type_size(r->out_type) : 0;
-    gs_shard_range(r->n, ctx->rank, ctx->size, &r->start, &r->count);
-    r->on_device = ctx->backend == GS_BACKEND_CUDA;
+    gs_shard_range(r->n, r->ctx->rank, r->ctx->size, &r->start, &r->count);
+}
 
-    int64_t largest = ceil_div(r->n, ctx->size);
-    r->block = min64(GS_BLOCK_ELEMS, largest > 0 ? largest : 1);
-    if (r->opt->chunk > 0) r->block = min64(r->block, r->opt->chunk);
-    r->max_blocks = ceil_div(largest, r->block);
-
-    uint64_t budget = 0;   /* bytes the chunk buffers may take on this rank */
+static gs_status check_options(gs_context *ctx, const gs_run_options *opt)
+{
     gs_status st = GS_OK;
-#ifdef HAVE_CUDA
-    if (r->on_device) {
-        uint64_t free_bytes = 0, total = 0;
-        st = cuda_status(r, gs_cuda_mem_info(ctx->cuda, &free_bytes, &total));
-        budget = (uint64_t)((double)free_bytes * GS_DEVICE_MEM_SHARE);
-        if (ctx->cfg.device_mem_cap && ctx->cfg.device_mem_cap < budget) budget = ctx->cfg.device_mem_cap;
-    }
-#endif
-    if (!r->on_device) {
-        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        budget = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page / 2 : (uint64_t)1 << 32;
-    }
-    GS_CHECK(gs_mpi_agree(ctx, st));
-    uint64_t per_block = (uint64_t)r->block * (r->in_size + r->out_size);
-    int64_t fit = (int64_t)(budget / per_block);
-    if (r->opt->chunk > 0) fit = min64(fit, r->opt->chunk / r->block);
-    /* the smallest fit over ranks, as a max of negatives */
-    int64_t neg_fit = 0;
-    GS_CHECK(gs_mpi_max_i64(ctx, -fit, &neg_fit));
-    r->chunk_blocks = min64(-neg_fit, r->max_blocks > 0 ? r->max_blocks : 1);
-    if (r->chunk_blocks < 1)
-        return gs_fail(ctx, GS_ERR_NOMEM, "not even one block of %lld elements fits in %s memory",
-                       (long long)r->block, r->on_device ? "device" : "host");
-
-    int64_t chunk = r->chunk_blocks * r->block;
-    st = alloc_chunk(r, &r->c_in, (size_t)min64(chunk, r->count) * r->in_size);
-    if (st == GS_OK && r->scan) st = alloc_chunk(r, &r->c_out, (size_t)min64(chunk, r->count) * r->out_size);
-    if (st == GS_OK && r->on_device) {
-        size_t b = (size_t)min64(r->block, r->count);
-        st = alloc_host(r, &r->h_in, b * r->in_size, 1);
-        if (st == GS_OK && r->scan) st = alloc_host(r, &r->h_out, b * r->out_size, 1);
-    }
+    if (opt->depth < 0 || opt->depth > GS_MAX_DEPTH)
+        st = gs_fail(ctx, GS_ERR_ARG, "depth %d: chunks in flight must be 1 to %d", opt->depth, GS_MAX_DEPTH);
+    else if (opt->chunk < 0)
+        st = gs_fail(ctx, GS_ERR_ARG, "chunk %lld: not a positive element count", (long long)opt->chunk);
+    else if ((unsigned)opt->residency > GS_RESIDENCY_STREAMED)
+        st = gs_fail(ctx, GS_ERR_ARG, "unknown residency %d", (int)opt->residency);
     return gs_mpi_agree(ctx, st);
 }
 
-/* This rank's part of global block b: [*first, *first + *m) of its shard. */
-static void block_range(const gs_run *r, int64_t b, int64_t *first, int64_t *m)
+/* The memory budget of the rank with the least: every rank then reaches the
+ * same verdicts below. */
+static gs_status common_budget(gs_context *ctx, uint64_t *budget)
 {
-    *first = b * r->block;
-    *m = *first < r->count ? min64(r->block, r->count - *first) : 0;
-    if (*m == 0) *first = 0;
-}
-
-static int64_t chunk_count(const gs_run *r) { return ceil_div(r->max_blocks, r->chunk_blocks); }
-
-/* ---- moving data --------------------------------------------------------------- */
-
-/* Read m input elements at shard index `first` into host memory (collective). */
-static gs_status read_block(gs_run *r, int64_t first, int64_t m, void *host)
-{
-    double t0 = gs_now();
-    gs_status st = gs_mpiio_read_at(r->ctx, r->in,
-                                    r->in_offset + (uint64_t)(r->start + first) * r->in_size, host,
-                                    (uint64_t)m * r->in_size);
-    r->t[GS_PHASE_READ] += since(t0);
-    return st;
-}
-
-/* Host copy of generated elements, for the reference. */
-static void generate_host(gs_run *r, int64_t first, int64_t m, void *host)
-{
-    gs_cpu_generate(r->type, r->src->seed, r->start + first, m, host);
-}
-
-/* The reference's view of input block b (verify only): where it already is on
- * the host, else regenerated or read again (collective for files). */
-static gs_status host_input(gs_run *r, int64_t first, int64_t m, int64_t in_chunk_at, const void **p)
-{
-    if (!r->on_device) {
-        *p = (const char *)r->c_in + (size_t)in_chunk_at * r->in_size;
-        return GS_OK;
-    }
-    *p = r->h_in;
-    if (r->in) return read_block(r, first, m, r->h_in);
-    generate_host(r, first, m, r->h_in);
+    gs_status st = gs_pipe_memory_budget(ctx, budget);
+    GS_CHECK(gs_mpi_agree(ctx, st));
+    int64_t neg_least = 0;
+    GS_CHECK(gs_mpi_max_i64(ctx, -(int64_t)(*budget < INT64_MAX ? *budget : INT64_MAX), &neg_least));
+    *budget = (uint64_t)-neg_least;
     return GS_OK;
 }
 
-/* Fold one input block into the reference's partial and |x| sum. */
-static void reference_add(gs_run *r, const void *host, int64_t m)
+/* The pipeline's ends and hooks: this rank's part of the input and output
+ * files, or of the generated array. */
+static void connect_pipe(gs_run *r)
 {
-    double t0 = gs_now();
-    gs_acc part = gs_verify_reduce_ref(r->type, r->op, host, m);
-    r->ref_partial = gs_acc_combine(r->type, r->op, r->ref_partial, part);
-    r->ref_abs += gs_verify_abs_sum(r->type, host, m);
-    r->t[GS_PHASE_VERIFY] += since(t0);
+    gs_pipe *p = &r->pipe;
+    p->ctx = r->ctx;
+    p->type = r->type;
+    p->op = r->op;
+    p->kind = r->kind;
+    p->count = r->count;
+    p->collective = 1;
+    p->name = r->src->path ? r->src->path : "generated data";
+    if (r->in) {
+        p->in.kind = GS_IO_FILE;
+        p->in.file = r->in;
+        p->in.offset = r->in_offset + (uint64_t)r->start * r->in_size;
+    } else {
+        p->in.kind = GS_IO_GENERATE;
+        p->in.seed = r->src->seed;
+        p->in.start = r->start;
+    }
+    if (r->out) {
+        p->out.kind = GS_IO_FILE;
+        p->out.file = r->out;
+        p->out.offset = r->out_offset + (uint64_t)r->start * r->out_size;
+    }
+    p->want_host_input = r->opt->verify;
+    p->chunk_done = chunk_through;
+    p->chunk_data = r;
 }
 
-/* Load chunk k of the shard into c_in; returns its element count. With
- * `reference`, also feeds each block to the reference. Collective. */
-static gs_status load_chunk(gs_run *r, int64_t k, int reference, int64_t *loaded)
+/* Resident or streamed, the chunk and the depth, from the options, the
+ * longest shard and the memory budget: the same on every rank. */
+static gs_status choose_layout(gs_run *r, uint64_t budget)
 {
-    int64_t b0 = k * r->chunk_blocks, b1 = min64(b0 + r->chunk_blocks, r->max_blocks);
-    int64_t chunk_first = min64(b0 * r->block, r->count);
-    *loaded = 0;
+    gs_context *ctx = r->ctx;
+    const gs_run_options *opt = r->opt;
+    gs_pipe *p = &r->pipe;
+    const char *memory = ctx->backend == GS_BACKEND_CUDA ? "device" : "host";
+    const int64_t largest = ceil_div(r->n, ctx->size);
+    const int depth = opt->depth ? opt->depth : GS_PIPE_DEFAULT_DEPTH;
+    int64_t chunk = opt->chunk ? opt->chunk : gs_pipe_default_chunk(largest, r->in_size, depth);
+    chunk = min64(chunk, largest > 0 ? largest : 1);
+
+    /* resident pays where it saves the scan's second read of the input */
+    const uint64_t resident_bytes = gs_pipe_resident_bytes(largest, chunk, r->in_size, r->out_size);
+    p->resident = opt->residency == GS_RESIDENCY_RESIDENT ||
+                  (opt->residency == GS_RESIDENCY_AUTO && r->scan && ctx->size > 1 && resident_bytes <= budget);
+    const uint64_t ring_bytes = gs_pipe_ring_bytes(chunk, depth, r->in_size, r->out_size);
     gs_status st = GS_OK;
-    if (!r->in) {   /* generated: the whole chunk at once, where it is used */
-        int64_t m = min64((b1 - b0) * r->block, r->count - chunk_first);
-        double t0 = gs_now();
-#ifdef HAVE_CUDA
-        if (r->on_device && m > 0)
-            st = cuda_status(r, gs_cuda_generate(r->ctx->cuda, r->type, r->src->seed,
-                                                 r->start + chunk_first, m, r->c_in));
-#endif
-        if (!r->on_device) generate_host(r, chunk_first, m, r->c_in);
-        r->t[GS_PHASE_READ] += since(t0);
-        *loaded = m;
-    }
-    for (int64_t b = b0; b < b1 && (r->in || reference); b++) {
-        int64_t first, m;
-        block_range(r, b, &first, &m);
-        int64_t at = first - chunk_first;
-        if (r->in) {
-            void *dst = r->on_device ? r->h_in : (char *)r->c_in + (size_t)at * r->in_size;
-            if (st == GS_OK) st = read_block(r, first, m, dst);
-            else read_block(r, 0, 0, NULL);   /* keep the collective count */
-#ifdef HAVE_CUDA
-            if (st == GS_OK && r->on_device && m > 0) {
-                double t0 = gs_now();
-                st = cuda_status(r, gs_cuda_copy_h2d(r->ctx->cuda, (char *)r->c_in + (size_t)at * r->in_size,
-                                                     r->h_in, (size_t)m * r->in_size));
-                r->t[GS_PHASE_H2D] += since(t0);
-            }
-#endif
-            if (st == GS_OK && reference) reference_add(r, dst, m);
-            *loaded += m;
-        } else if (m > 0) {
-            const void *host;
-            host_input(r, first, m, at, &host);
-            reference_add(r, host, m);
-        }
-    }
-    return st;
+    if (p->resident && resident_bytes > budget)
+        st = gs_fail(ctx, GS_ERR_NOMEM,
+                     "--resident: a shard of %lld elements needs %llu bytes of %s memory but %llu may be used (use --stream)",
+                     (long long)largest, (unsigned long long)resident_bytes, memory, (unsigned long long)budget);
+    else if (!p->resident && ring_bytes > budget && opt->chunk)
+        st = gs_fail(ctx, GS_ERR_NOMEM, "--chunk %lld x --depth %d needs %llu bytes of %s memory but %llu may be used",
+                     (long long)chunk, depth, (unsigned long long)ring_bytes, memory, (unsigned long long)budget);
+    else if (!p->resident && ring_bytes > budget)   /* a chosen chunk shrinks to fit */
+        chunk = gs_pipe_fit_chunk(budget, depth, r->in_size, r->out_size);
+    if (st == GS_OK && chunk < 1)
+        st = gs_fail(ctx, GS_ERR_NOMEM, "not even %d chunks of one element fit in the %llu bytes of %s memory that may be used",
+                     depth, (unsigned long long)budget, memory);
+    p->chunk = chunk > 0 ? chunk : 1;
+    p->steps = ceil_div(largest, p->chunk);
+    p->depth = (int)min64(depth, p->steps > 0 ? p->steps : 1);
+    return gs_mpi_agree(ctx, st);
 }
 
-/* ---- reduce ------------------------------------------------------------------ */
-
-static gs_status reduce_pass(gs_run *r, int reference, gs_acc *partial)
+static gs_status plan(gs_run *r)
 {
-    *partial = gs_acc_identity(r->type, r->op);
-    for (int64_t k = 0; k < chunk_count(r); k++) {
-        int64_t m = 0;
-        gs_status st = load_chunk(r, k, reference, &m);
-        if (st == GS_OK && m > 0) {
-            gs_acc part;
-            double t0 = gs_now();
-            st = gs_local_reduce(r->ctx, r->type, r->op, r->c_in, m, r->on_device, &part);
-            r->t[GS_PHASE_COMPUTE] += since(t0);
-            *partial = gs_acc_combine(r->type, r->op, *partial, part);
-        }
-        GS_CHECK(gs_mpi_agree(r->ctx, st));
-    }
-    return GS_OK;
+    GS_CHECK(check_options(r->ctx, r->opt));
+    uint64_t budget = 0;
+    GS_CHECK(common_budget(r->ctx, &budget));
+    connect_pipe(r);
+    GS_CHECK(choose_layout(r, budget));
+    r->pipe_open = 1;
+    return gs_mpi_agree(r->ctx, gs_pipe_open(&r->pipe));
 }
 
 /* ---- report ------------------------------------------------------------------ */
@@ -384,7 +290,15 @@ static gs_status reduce_pass(gs_run *r, int reference, gs_acc *partial)
 static gs_status fill_report(gs_run *r, double t_start, gs_report *rep)
 {
     gs_context *ctx = r->ctx;
-    double wall = since(t_start), wall_min, wall_avg, wall_max;
+    double t[GS_PHASE_COUNT], busy = 0;
+    for (int p = 0; p < GS_PHASE_COUNT; p++) {
+        t[p] = r->t[p] + r->pipe.t[p];
+        if (p != GS_PHASE_VERIFY) busy += t[p];
+    }
+    /* this rank's wall time and overlap ratio */
+    double wall = since(t_start);
+    double mine[2] = {wall, wall > 0 ? busy / wall : 0}, least[2], avg[2], most[2];
+    memset(rep, 0, sizeof *rep);
     rep->n = r->n;
     rep->type = r->type;
     rep->out_type = r->out_type;
@@ -392,22 +306,41 @@ static gs_status fill_report(gs_run *r, double t_start, gs_report *rep)
     rep->backend = ctx->backend;
     rep->bytes = (uint64_t)r->n * (r->in_size + r->out_size);
     rep->verified = r->opt->verify;
-    GS_CHECK(gs_mpi_stats(ctx, r->t, GS_PHASE_COUNT, rep->phase_min, rep->phase_avg, rep->phase_max));
-    GS_CHECK(gs_mpi_stats(ctx, &wall, 1, &wall_min, &wall_avg, &wall_max));
-    rep->seconds = wall_max;
+    rep->streamed = !r->pipe.resident;
+    rep->chunk = r->pipe.chunk;
+    rep->depth = r->pipe.depth;
+    rep->input_passes = r->input_passes;
+    GS_CHECK(gs_mpi_stats(ctx, t, GS_PHASE_COUNT, rep->phase_min, rep->phase_avg, rep->phase_max));
+    GS_CHECK(gs_mpi_stats(ctx, mine, 2, least, avg, most));
+    rep->seconds = most[0];
+    rep->overlap = avg[1];
     return GS_OK;
 }
 
 static void run_init(gs_run *r, gs_context *ctx, const gs_source *src, gs_op op,
                      const gs_run_options *opt, int scan)
 {
-    static const gs_run_options no_options = {0, 0};
+    static const gs_run_options no_options;
     memset(r, 0, sizeof *r);
     r->ctx = ctx;
     r->src = src;
     r->op = op;
     r->scan = scan;
     r->opt = opt ? opt : &no_options;
+    r->input_passes = 1;
+}
+
+/* Close what a run opened (collective); the scan's output is kept only when
+ * every rank succeeded. */
+static gs_status run_finish(gs_run *r, gs_status st)
+{
+    if (r->pipe_open) gs_pipe_close(&r->pipe);
+    if (r->out) {
+        gs_status cs = gs_mpiio_close(r->ctx, r->out, st == GS_OK);
+        if (st == GS_OK) st = cs;
+    }
+    if (r->in) gs_mpiio_close(r->ctx, r->in, 0);
+    return st;
 }
 
 static gs_status check_op(gs_context *ctx, gs_op op)
@@ -417,44 +350,48 @@ static gs_status check_op(gs_context *ctx, gs_op op)
     return gs_mpi_agree(ctx, st);
 }
 
+/* ---- reduce ------------------------------------------------------------------ */
+
+static gs_status reduce_run(gs_run *r, gs_value *result, gs_report *report, double t_start)
+{
+    gs_context *ctx = r->ctx;
+    GS_CHECK(check_op(ctx, r->op));
+    GS_CHECK(open_input(r));
+    shape(r);
+    GS_CHECK(plan(r));
+    r->chunks_total = r->pipe.steps;
+    r->ref_partial = gs_acc_identity(r->type, r->op);
+    gs_acc partial;
+    GS_CHECK(gs_pipe_reduce(&r->pipe, &partial));
+
+    double t0 = gs_now();
+    gs_status st = gs_mpi_allreduce_acc(ctx, r->type, r->op, &partial);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_allreduce_acc(ctx, r->type, r->op, &r->ref_partial);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_sum_f64(ctx, &r->ref_abs, 1);
+    r->t[GS_PHASE_MPI] += since(t0);
+    GS_CHECK(st);
+
+    const char *name = r->pipe.name;
+    st = gs_finish_reduce(r->type, r->op, partial, r->n, result);
+    if (st == GS_ERR_OVERFLOW)
+        return gs_fail(ctx, st, "%s: the %s sum of %lld elements overflows 64 bits", name,
+                       gs_type_name(r->type), (long long)r->n);
+    if (st == GS_ERR_EMPTY)
+        return gs_fail(ctx, st, "%s of an empty array (%s) has no identity", gs_op_name(r->op), name);
+    if (!report) return GS_OK;
+    GS_CHECK(fill_report(r, t_start, report));
+    report->wrong = r->opt->verify &&
+                    !gs_verify_reduce_ok(r->type, r->op, partial, r->ref_partial, r->n, r->ref_abs);
+    return GS_OK;
+}
+
 gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
                         const gs_run_options *opt, gs_value *result, gs_report *report)
 {
     double t_start = gs_now();
     gs_run r;
     run_init(&r, ctx, src, op, opt, 0);
-    gs_status st = check_op(ctx, op);
-    if (st == GS_OK) st = open_input(&r);
-    if (st == GS_OK) st = plan(&r);
-    gs_acc partial;
-    r.ref_partial = gs_acc_identity(r.type, op);
-    if (st == GS_OK) st = reduce_pass(&r, r.opt->verify, &partial);
-    if (st == GS_OK) {
-        double t0 = gs_now();
-        st = gs_mpi_allreduce_acc(ctx, r.type, op, &partial);
-        if (st == GS_OK && r.opt->verify) st = gs_mpi_allreduce_acc(ctx, r.type, op, &r.ref_partial);
-        if (st == GS_OK && r.opt->verify) st = gs_mpi_sum_f64(ctx, &r.ref_abs, 1);
-        r.t[GS_PHASE_MPI] += since(t0);
-    }
-    if (st == GS_OK) {
-        st = gs_finish_reduce(r.type, op, partial, r.n, result);
-        if (st == GS_ERR_OVERFLOW)
-            st = gs_fail(ctx, st, "%s: the %s sum of %lld elements overflows 64 bits",
-                         src->path ? src->path : "generated data", gs_type_name(r.type), (long long)r.n);
-        else if (st == GS_ERR_EMPTY)
-            st = gs_fail(ctx, st, "%s of an empty array (%s) has no identity", gs_op_name(op),
-                         src->path ? src->path : "generated data");
-    }
-    if (r.in) gs_mpiio_close(ctx, r.in, 0);
-    release(&r);
-    if (st != GS_OK) return st;
-    if (report) {
-        memset(report, 0, sizeof *report);
-        GS_CHECK(fill_report(&r, t_start, report));
-        report->wrong = r.opt->verify &&
-                        !gs_verify_reduce_ok(r.type, op, partial, r.ref_partial, r.n, r.ref_abs);
-    }
-    return GS_OK;
+    return run_finish(&r, reduce_run(&r, result, report, t_start));
 }
 
 /* ---- scan -------------------------------------------------------------------- */
@@ -488,70 +425,6 @@ static gs_status open_output(gs_run *r, const char *path)
     return st;
 }
 
-/* Write (and check) output chunk k: block by block, in step on every rank.
- * A rank whose chunk failed (st) still takes part, writing nothing. */
-static gs_status write_chunk(gs_run *r, int64_t k, gs_status st, gs_value *last)
-{
-    int64_t b0 = k * r->chunk_blocks, b1 = min64(b0 + r->chunk_blocks, r->max_blocks);
-    int64_t chunk_first = min64(b0 * r->block, r->count);
-    for (int64_t b = b0; b < b1; b++) {
-        int64_t first, m;
-        block_range(r, b, &first, &m);
-        int64_t at = first - chunk_first;
-        const void *host_out = (const char *)r->c_out + (size_t)at * r->out_size;
-#ifdef HAVE_CUDA
-        if (st == GS_OK && r->on_device && m > 0) {
-            double t0 = gs_now();
-            st = cuda_status(r, gs_cuda_copy_d2h(r->ctx->cuda, r->h_out, host_out, (size_t)m * r->out_size));
-            r->t[GS_PHASE_D2H] += since(t0);
-            host_out = r->h_out;
-        }
-#endif
-        if (r->opt->verify && (st == GS_OK || r->in)) {
-            const void *host_in = NULL;
-            gs_status vs = host_input(r, first, st == GS_OK ? m : 0, at, &host_in);
-            if (st == GS_OK) st = vs;
-            if (st == GS_OK && m > 0) {
-                double t0 = gs_now();
-                gs_verify_scan_chunk(&r->check, host_in, host_out, m);
-                r->t[GS_PHASE_VERIFY] += since(t0);
-            }
-        }
-        if (st == GS_OK && m > 0 && first + m == r->count)
-            *last = gs_value_from_element(r->out_type, (const char *)host_out + (size_t)(m - 1) * r->out_size);
-        double t0 = gs_now();
-        gs_status ws = gs_mpiio_write_at(r->ctx, r->out,
-                                         r->out_offset + (uint64_t)(r->start + first) * r->out_size,
-                                         host_out, st == GS_OK ? (uint64_t)m * r->out_size : 0);
-        r->t[GS_PHASE_WRITE] += since(t0);
-        if (st == GS_OK) st = ws;
-    }
-    return st;
-}
-
-static gs_status scan_pass(gs_run *r, gs_acc carry, int resident, gs_value *last)
-{
-    int overflow = 0;
-    for (int64_t k = 0; k < chunk_count(r); k++) {
-        int64_t m = r->count;
-        gs_status st = resident ? GS_OK : load_chunk(r, k, 0, &m);
-        if (st == GS_OK && m > 0) {
-            int ovf = 0;
-            double t0 = gs_now();
-            st = gs_local_scan(r->ctx, r->type, r->op, r->kind, r->c_in, r->c_out, m,
-                               r->on_device, carry, &carry, &ovf);
-            r->t[GS_PHASE_COMPUTE] += since(t0);
-            overflow |= ovf;
-        }
-        st = write_chunk(r, k, st, last);
-        if (st == GS_OK && overflow)
-            st = gs_fail(r->ctx, GS_ERR_OVERFLOW, "%s: a 64-bit prefix sum of the %s elements overflowed",
-                         r->src->path ? r->src->path : "generated data", gs_type_name(r->type));
-        GS_CHECK(gs_mpi_agree(r->ctx, st));
-    }
-    return GS_OK;
-}
-
 /* The output's last element: from the highest rank with a non-empty shard. */
 static gs_status gather_last(gs_run *r, gs_value mine, gs_value *last)
 {
@@ -568,47 +441,51 @@ static gs_status gather_last(gs_run *r, gs_value mine, gs_value *last)
     return st;
 }
 
+/* The rank's scan offset: a reduction pass (which loads a resident shard
+ * for good), then MPI_Exscan of the rank totals; the same for the reference
+ * under --verify. */
+static gs_status rank_offset(gs_run *r, gs_acc *carry, gs_acc *ref_carry, double *ref_abs_offset)
+{
+    gs_context *ctx = r->ctx;
+    gs_acc total;
+    GS_CHECK(gs_pipe_reduce(&r->pipe, &total));
+    double t0 = gs_now();
+    gs_status st = gs_mpi_exscan_carry(ctx, r->type, r->op, gs_acc_scan_carry(r->type, r->op, total), carry);
+    if (st == GS_OK && r->opt->verify)
+        st = gs_mpi_exscan_carry(ctx, r->type, r->op, gs_acc_scan_carry(r->type, r->op, r->ref_partial),
+                                 ref_carry);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_exscan_f64(ctx, r->ref_abs, ref_abs_offset);
+    r->t[GS_PHASE_MPI] += since(t0);
+    return st;
+}
+
 static gs_status scan_run(gs_run *r, const char *out_path, gs_report *report, double t_start)
 {
     gs_context *ctx = r->ctx;
     GS_CHECK(check_op(ctx, r->op));
     GS_CHECK(open_input(r));
-    GS_CHECK(plan(r));
+    shape(r);
     GS_CHECK(open_output(r, out_path));
+    GS_CHECK(plan(r));
 
-    int resident = chunk_count(r) == 1;
-    gs_acc carry = gs_acc_identity(r->type, r->op);
+    const int passes = ctx->size > 1 ? 2 : 1;
+    r->input_passes = passes == 2 && r->pipe.resident ? 1 : passes;
+    r->chunks_total = passes * r->pipe.steps;
+    gs_acc carry = gs_acc_identity(r->type, r->op), ref_carry = carry;
     r->ref_partial = carry;
-    gs_acc ref_carry = carry;
     double ref_abs_offset = 0;
-    if (ctx->size > 1) {
-        gs_acc total;
-        GS_CHECK(reduce_pass(r, r->opt->verify, &total));
-        double t0 = gs_now();
-        GS_CHECK(gs_mpi_exscan_carry(ctx, r->type, r->op, gs_acc_scan_carry(r->type, r->op, total), &carry));
-        if (r->opt->verify) {
-            GS_CHECK(gs_mpi_exscan_carry(ctx, r->type, r->op,
-                                         gs_acc_scan_carry(r->type, r->op, r->ref_partial), &ref_carry));
-            GS_CHECK(gs_mpi_exscan_f64(ctx, r->ref_abs, &ref_abs_offset));
-        }
-        r->t[GS_PHASE_MPI] += since(t0);
-    } else if (resident) {
-        int64_t m;
-        GS_CHECK(load_chunk(r, 0, 0, &m));
-    }
+    if (passes == 2) GS_CHECK(rank_offset(r, &carry, &ref_carry, &ref_abs_offset));
     if (r->opt->verify)
         gs_verify_scan_begin(&r->check, r->type, r->op, r->kind, r->n, ref_carry, ref_abs_offset);
 
-    gs_value last;
-    last.type = r->out_type;
-    last.v.u = 0;
-    GS_CHECK(scan_pass(r, carry, resident, &last));
+    r->last.type = r->out_type;
+    r->last.v.u = 0;
+    GS_CHECK(gs_pipe_scan(&r->pipe, carry));
     gs_value global_last;
-    GS_CHECK(gather_last(r, last, &global_last));
+    GS_CHECK(gather_last(r, r->last, &global_last));
     int64_t wrong = 0;
     if (r->opt->verify) GS_CHECK(gs_mpi_sum_i64(ctx, r->check.wrong, &wrong));
     if (report) {
-        memset(report, 0, sizeof *report);
         GS_CHECK(fill_report(r, t_start, report));
         report->last = global_last;
         report->wrong = wrong;
@@ -623,13 +500,5 @@ gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_k
     gs_run r;
     run_init(&r, ctx, src, op, opt, 1);
     r.kind = kind;
-    gs_status st = scan_run(&r, out_path, report, t_start);
-    /* the output is renamed into place only when every rank succeeded */
-    if (r.out) {
-        gs_status cs = gs_mpiio_close(ctx, r.out, st == GS_OK);
-        if (st == GS_OK) st = cs;
-    }
-    if (r.in) gs_mpiio_close(ctx, r.in, 0);
-    release(&r);
-    return st;
+    return run_finish(&r, scan_run(&r, out_path, report, t_start));
 }

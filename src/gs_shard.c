@@ -9,13 +9,10 @@
 #include "gs_cpu.h"
 #include "gs_internal.h"
 #include "gs_mpi.h"
+#include "gs_pipe.h"
 #ifdef HAVE_CUDA
 #include "gs_cuda.h"
 #endif
-
-/* Host shards on the CUDA backend go through the GPU in pieces of this many
- * bytes (the streamed path of docs/DESIGN.md). */
-#define GS_HOST_STAGE_BYTES ((size_t)256 << 20)
 
 static gs_status cuda_failed(gs_context *ctx, gs_status st)
 {
@@ -122,40 +119,6 @@ static int is_device_memory(gs_context *ctx, const void *p)
 #endif
 }
 
-#ifdef HAVE_CUDA
-/* A host shard on the CUDA backend: copied to the GPU piece by piece. The
- * scan carry passes from piece to piece. out == NULL: reduce into *acc. */
-static gs_status staged_on_gpu(gs_context *ctx, gs_type type, gs_op op, gs_scan_kind kind,
-                               const void *in, void *out, int64_t n, gs_acc *acc, int *overflow)
-{
-    size_t in_size = gs_type_size(type), out_size = gs_type_size(gs_scan_output_type(type, op));
-    int64_t piece = (int64_t)(GS_HOST_STAGE_BYTES / (in_size + out_size));
-    void *d_in = NULL, *d_out = NULL;
-    gs_status st = gs_cuda_malloc(ctx->cuda, &d_in, (size_t)(n < piece ? n : piece) * in_size);
-    if (st == GS_OK && out)
-        st = gs_cuda_malloc(ctx->cuda, &d_out, (size_t)(n < piece ? n : piece) * out_size);
-    for (int64_t done = 0; st == GS_OK && done < n; done += piece) {
-        int64_t m = n - done < piece ? n - done : piece;
-        st = gs_cuda_copy_h2d(ctx->cuda, d_in, (const char *)in + done * in_size, (size_t)m * in_size);
-        if (st != GS_OK) break;
-        if (!out) {
-            gs_acc part;
-            st = gs_cuda_reduce(ctx->cuda, type, op, d_in, m, &part);
-            *acc = gs_acc_combine(type, op, *acc, part);
-        } else {
-            int ovf = 0;
-            st = gs_cuda_scan(ctx->cuda, type, op, kind, d_in, d_out, m, *acc, acc, &ovf);
-            *overflow |= ovf;
-            if (st == GS_OK)
-                st = gs_cuda_copy_d2h(ctx->cuda, (char *)out + done * out_size, d_out, (size_t)m * out_size);
-        }
-    }
-    gs_cuda_free(ctx->cuda, d_in);
-    gs_cuda_free(ctx->cuda, d_out);
-    return st == GS_OK ? GS_OK : cuda_failed(ctx, st);
-}
-#endif
-
 /* This rank's partial of its shard, wherever the shard lives. */
 static gs_status shard_partial(gs_context *ctx, gs_type type, gs_op op, const void *shard,
                                int64_t count, gs_acc *partial)
@@ -163,10 +126,8 @@ static gs_status shard_partial(gs_context *ctx, gs_type type, gs_op op, const vo
     *partial = gs_acc_identity(type, op);
     if (count == 0) return GS_OK;
     int on_device = is_device_memory(ctx, shard);
-#ifdef HAVE_CUDA
-    if (ctx->cuda && !on_device)
-        return staged_on_gpu(ctx, type, op, GS_INCLUSIVE, shard, NULL, count, partial, NULL);
-#endif
+    /* a host shard on the CUDA backend streams through the GPU (gs_pipe.h) */
+    if (ctx->cuda && !on_device) return gs_pipe_host_reduce(ctx, type, op, shard, count, 0, 0, partial);
     return gs_local_reduce(ctx, type, op, shard, count, on_device, partial);
 }
 
@@ -206,10 +167,8 @@ gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind, co
         int on_device = is_device_memory(ctx, in);
         if (on_device != is_device_memory(ctx, out))
             st = gs_fail(ctx, GS_ERR_ARG, "scan input and output must both be host or both be device memory");
-#ifdef HAVE_CUDA
         else if (ctx->cuda && !on_device)
-            st = staged_on_gpu(ctx, type, op, kind, in, out, count, &carry, &overflow);
-#endif
+            st = gs_pipe_host_scan(ctx, type, op, kind, in, out, count, 0, 0, carry);
         else
             st = gs_local_scan(ctx, type, op, kind, in, out, count, on_device, carry, NULL, &overflow);
     }

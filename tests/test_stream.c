@@ -1,0 +1,217 @@
+/*
+ * test_stream.c - the chunk pipeline on host shards (gs_pipe_host_reduce,
+ * gs_pipe_host_scan: what gs_reduce and gs_scan use for host pointers on the
+ * CUDA backend), on one rank, on the backend gs_context_create picks: the
+ * GPU where there is one (with pageable and with pinned host memory), else
+ * the CPU backend, which runs the same steps on the host.
+ *
+ * Every type x op x scan kind, chunk sizes that do and do not divide the
+ * shard (down to one element), depths 1 to 16: results against the
+ * independent reference (integers exactly, floats within its bound), chunked
+ * integer output equal to the one-chunk output bit for bit, carries that
+ * enter from outside, and a prefix overflow in a middle chunk.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gs_cpu.h"
+#include "gs_pipe.h"
+#include "gs_test.h"
+#include "gs_verify.h"
+#ifdef HAVE_CUDA
+#include "gs_cuda.h"
+#endif
+
+static gs_context *ctx;
+
+/* Chunk sizes and depths: one element at a time, chunks that divide no
+ * size below, one 16-byte multiple, and the defaults (0). */
+static const struct { int64_t chunk; int depth; } shapes[] = {
+    {1, 1}, {7, 2}, {1000, 3}, {4096, 16}, {0, 0},
+};
+static const int64_t sizes[] = {1, 2, 33, 4099, 65537};
+/* Chunks of one element only below this size: each costs a kernel launch. */
+#define ONE_ELEMENT_LIMIT 5000
+
+#define CHECK_CASE(cond, what, type, op, n, chunk, depth)                                          \
+    do {                                                                                           \
+        const int ok_ = (cond);                                                                    \
+        CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",           \
+                                CU_FALSE);                                                         \
+        if (!ok_)                                                                                  \
+            fprintf(stderr, "    failed: %s %s %s n=%lld chunk=%lld depth=%d: %s\n", (what),       \
+                    gs_type_name(type), gs_op_name(op), (long long)(n), (long long)(chunk),        \
+                    (depth), gs_context_error(ctx));                                               \
+    } while (0)
+
+static int open_context(void)
+{
+    gs_config cfg = GS_CONFIG_INIT;
+    if (gs_context_create(MPI_COMM_WORLD, &cfg, &ctx) != GS_OK) return 1;
+    if (gs_test_rank() == 0) printf("backend: %s\n", gs_backend_name(gs_context_backend(ctx)));
+    return 0;
+}
+
+static int close_context(void)
+{
+    gs_context_destroy(ctx);
+    ctx = NULL;
+    return 0;
+}
+
+/* Host memory of the kind under test: pageable, or pinned (CUDA only). */
+typedef enum memory { PAGEABLE, PINNED } memory;
+
+static void *host_alloc(memory mem, size_t bytes)
+{
+    void *p = NULL;
+#ifdef HAVE_CUDA
+    if (mem == PINNED) {
+        CU_ASSERT_EQUAL_FATAL(gs_cuda_host_alloc(ctx->cuda, &p, bytes ? bytes : 1), GS_OK);
+        return p;
+    }
+#endif
+    (void)mem;
+    p = malloc(bytes ? bytes : 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    return p;
+}
+
+static void host_free(memory mem, void *p)
+{
+#ifdef HAVE_CUDA
+    if (mem == PINNED) {
+        gs_cuda_host_free(ctx->cuda, p);
+        return;
+    }
+#endif
+    (void)mem;
+    free(p);
+}
+
+static size_t out_size(gs_type type, gs_op op) { return gs_type_size(gs_scan_output_type(type, op)); }
+
+/* Reduce and scan (both kinds) one generated shard in every chunk shape. */
+static void check_shard(memory mem, gs_type type, gs_op op, int64_t n)
+{
+    const size_t in_bytes = (size_t)n * gs_type_size(type), out_bytes = (size_t)n * out_size(type, op);
+    void *in = host_alloc(mem, in_bytes), *out = host_alloc(mem, out_bytes), *whole = malloc(out_bytes);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
+    gs_cpu_generate(type, 0x5eed, 1000, n, in);
+    const gs_acc ref = gs_verify_reduce_ref(type, op, in, n);
+    const double abs_sum = gs_verify_abs_sum(type, in, n);
+    for (int kind = GS_INCLUSIVE; kind <= GS_EXCLUSIVE; kind++) {
+        /* the one-chunk scan, which chunked integer scans must equal bit for bit */
+        CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, type, op, (gs_scan_kind)kind, in, whole, n, n, 1,
+                                          gs_acc_identity(type, op)), GS_OK);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            const int64_t chunk = shapes[s].chunk;
+            const int depth = shapes[s].depth;
+            if (chunk == 1 && n > ONE_ELEMENT_LIMIT) continue;
+            if (kind == GS_INCLUSIVE) {
+                gs_acc got;
+                CHECK_CASE(gs_pipe_host_reduce(ctx, type, op, in, n, chunk, depth, &got) == GS_OK,
+                           "reduce runs", type, op, n, chunk, depth);
+                CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "reduce result", type,
+                           op, n, chunk, depth);
+            }
+            memset(out, 0xA5, out_bytes);
+            CHECK_CASE(gs_pipe_host_scan(ctx, type, op, (gs_scan_kind)kind, in, out, n, chunk, depth,
+                                         gs_acc_identity(type, op)) == GS_OK,
+                       "scan runs", type, op, n, chunk, depth);
+            gs_verify_scan v;
+            gs_verify_scan_begin(&v, type, op, (gs_scan_kind)kind, n, gs_acc_identity(type, op), 0);
+            CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, "scan output", type, op, n, chunk, depth);
+            if (!gs_type_is_float(type))
+                CHECK_CASE(memcmp(out, whole, out_bytes) == 0, "chunked = one chunk", type, op, n, chunk,
+                           depth);
+        }
+    }
+    host_free(mem, in);
+    host_free(mem, out);
+    free(whole);
+}
+
+static void check_every_case(memory mem)
+{
+    for (int t = 0; t < GS_TYPE_COUNT; t++)
+        for (int op = 0; op < GS_OP_COUNT; op++)
+            for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+                check_shard(mem, (gs_type)t, (gs_op)op, sizes[i]);
+}
+
+static void test_pageable(void) { check_every_case(PAGEABLE); }
+#ifdef HAVE_CUDA
+static void test_pinned(void) { check_every_case(PINNED); }
+#endif
+
+/* A scan in two calls, the second starting from the first part's total, as
+ * gs_scan does with a rank's offset: the same as one scan of the whole. */
+static void test_carry_enters(void)
+{
+    const int64_t n = 10007, cut = 3001;
+    for (int t = 0; t < GS_TYPE_COUNT; t++) {
+        for (int op = 0; op < GS_OP_COUNT; op++) {
+            const gs_type type = (gs_type)t;
+            const size_t in_size = gs_type_size(type), osize = out_size(type, (gs_op)op);
+            char *in = malloc((size_t)n * in_size), *out = malloc((size_t)n * osize);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+            gs_cpu_generate(type, 77, 0, n, in);
+            gs_acc first;
+            CU_ASSERT_EQUAL(gs_pipe_host_reduce(ctx, type, (gs_op)op, in, cut, 1000, 2, &first), GS_OK);
+            CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, type, (gs_op)op, GS_INCLUSIVE, in, out, cut, 999, 3,
+                                              gs_acc_identity(type, (gs_op)op)), GS_OK);
+            CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, type, (gs_op)op, GS_INCLUSIVE, in + cut * in_size,
+                                              out + cut * osize, n - cut, 1000, 4,
+                                              gs_acc_scan_carry(type, (gs_op)op, first)), GS_OK);
+            gs_verify_scan v;
+            gs_verify_scan_begin(&v, type, (gs_op)op, GS_INCLUSIVE, n, gs_acc_identity(type, (gs_op)op), 0);
+            CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, "scan in two calls", type, (gs_op)op, n,
+                       (int64_t)1000, 4);
+            free(in);
+            free(out);
+        }
+    }
+}
+
+/* A prefix sum that overflows in a middle chunk fails the scan with
+ * GS_ERR_OVERFLOW, and the pipeline works again afterwards. */
+static void test_overflow_in_a_middle_chunk(void)
+{
+    const int64_t n = 5000;
+    int64_t *in = calloc((size_t)n, sizeof *in), *out = calloc((size_t)n, sizeof *out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    in[2500] = INT64_MAX;
+    in[2501] = 1;
+    const gs_acc zero = gs_acc_identity(GS_I64, GS_SUM);
+    CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, GS_I64, GS_SUM, GS_INCLUSIVE, in, out, n, 100, 3, zero),
+                    GS_ERR_OVERFLOW);
+    CU_ASSERT_PTR_NOT_NULL(strstr(gs_context_error(ctx), "overflow"));
+    in[2501] = 0;
+    CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, GS_I64, GS_SUM, GS_INCLUSIVE, in, out, n, 100, 3, zero), GS_OK);
+    CU_ASSERT_EQUAL(out[n - 1], INT64_MAX);
+    free(in);
+    free(out);
+}
+
+static int register_suites(void)
+{
+    CU_pSuite suite = CU_add_suite("chunk pipeline on host shards", open_context, close_context);
+    if (!suite) return 1;
+    CU_add_test(suite, "pageable memory, every type x op x chunk shape", test_pageable);
+#ifdef HAVE_CUDA
+    if (gs_cuda_device_count() > 0)
+        CU_add_test(suite, "pinned memory, every type x op x chunk shape", test_pinned);
+#endif
+    CU_add_test(suite, "a carry enters from outside", test_carry_enters);
+    CU_add_test(suite, "overflow in a middle chunk", test_overflow_in_a_middle_chunk);
+    return 0;
+}
+
+int main(int argc, char **argv) { return gs_test_main(argc, argv, register_suites); }
