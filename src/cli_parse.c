@@ -13,6 +13,8 @@ void cli_print_usage(FILE *out)
 "usage: gpuscan reduce (-i FILE | -g N) [-t TYPE] [-o OP] [options]\n"
 "       gpuscan scan   (-i FILE | -g N) -O OUT [-t TYPE] [-o OP] [--exclusive] [options]\n"
 "       gpuscan info\n"
+"       gpuscan bench [options]     (gpuscan bench --help)\n"
+"       gpuscan ladder [options]    (gpuscan ladder --help)\n"
 "       gpuscan --help | --version\n"
 "\n"
 "Global reductions and prefix scans over an array split across MPI ranks,\n"
