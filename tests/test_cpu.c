@@ -17,153 +17,34 @@
 #include "gs_cpu.h"
 #include "gs_gen.h"
 #include "gs_test.h"
+#include "gs_test_data.h"
 #include "gs_verify.h"
 
-#define POISON 0xA5
-#define GUARD_BYTES 64
 #define BIG_N ((int64_t)1000003) /* the blocked scan: every thread, all strands */
 
 static const gs_scan_kind kinds[] = {GS_INCLUSIVE, GS_EXCLUSIVE};
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* CU_ASSERT that also names the case, since one test runs many. */
-#define CHECK_CASE(cond, what, type, op, n)                                                        \
-    do {                                                                                           \
-        const int ok_ = (cond);                                                                    \
-        CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",           \
-                                CU_FALSE);                                                         \
-        if (!ok_)                                                                                  \
-            fprintf(stderr, "    failed: %s %s %s n=%lld (GS_TEST_SEED=%llu)\n", (what),           \
-                    gs_type_name(type), gs_op_name(op), (long long)(n),                            \
-                    (unsigned long long)gs_test_seed());                                           \
-    } while (0)
-
-/* splitmix64, kept apart from gs_gen.h so that the data under test does not
- * come from the code under test. */
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(rng *r, uint64_t bound) { return rng_next(r) % bound; }
-static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
-
-/* A generator for one case, distinct per (suite, a, b). */
-static rng case_rng(uint64_t suite, uint64_t a, uint64_t b)
-{
-    rng r = {gs_test_seed() ^ suite * 0xD1B54A32D192ED03ull ^ a * 0xABC98388FB8FAC03ull ^
-             b * 0x8CB92BA72F3D8DD7ull};
-    rng_next(&r);
-    return r;
-}
-
-static void *alloc_or_fail(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    return p;
-}
-
-static size_t out_size(gs_type type, gs_op op)
-{
-    return gs_type_size(gs_scan_output_type(type, op));
-}
-
-/* An output buffer of n elements plus a guard, every byte poisoned. */
-static void *poisoned_output(size_t elem, int64_t n)
-{
-    void *p = alloc_or_fail((size_t)n * elem + GUARD_BYTES);
-    memset(p, POISON, (size_t)n * elem + GUARD_BYTES);
-    return p;
-}
-
-static int guard_intact(const void *out, size_t elem, int64_t n)
-{
-    const unsigned char *g = (const unsigned char *)out + (size_t)n * elem;
-    for (int k = 0; k < GUARD_BYTES; k++)
-        if (g[k] != POISON) return 0;
-    return 1;
-}
-
-/* Store the low bits of `bits` as element k of an integer array. */
-static void set_int(gs_type type, void *buf, int64_t k, uint64_t bits)
-{
-    switch (type) {
-    case GS_I32: ((int32_t *)buf)[k] = (int32_t)(uint32_t)bits; break;
-    case GS_U32: ((uint32_t *)buf)[k] = (uint32_t)bits; break;
-    case GS_I64: ((int64_t *)buf)[k] = (int64_t)bits; break;
-    default: ((uint64_t *)buf)[k] = bits; break;
-    }
-}
-
-static void set_float(gs_type type, void *buf, int64_t k, double v)
-{
-    if (type == GS_F32)
-        ((float *)buf)[k] = (float)v;
-    else
-        ((double *)buf)[k] = v;
-}
-
-/* Element k of an integer array, exactly, as a 128-bit integer. */
-static gs_i128 get_int(gs_type type, const void *buf, int64_t k)
-{
-    switch (type) {
-    case GS_I32: return ((const int32_t *)buf)[k];
-    case GS_U32: return ((const uint32_t *)buf)[k];
-    case GS_I64: return ((const int64_t *)buf)[k];
-    default: return ((const uint64_t *)buf)[k];
-    }
-}
-
-/* Integers: the full range for 32-bit types (their sums are 64-bit); for
- * 64-bit types values of 40 bits, whose sums cannot overflow, or with
- * `extreme` the full range, whose prefix sums overflow. Products get odd
- * factors so that they do not collapse to 0 after 64 even ones. */
-static uint64_t int_value(gs_type type, gs_op op, int extreme, rng *r)
-{
-    uint64_t bits = rng_next(r);
-    if (!extreme && (type == GS_I64 || type == GS_U64))
-        bits = type == GS_I64 ? (uint64_t)((int64_t)bits >> 24) : bits >> 24;
-    return op == GS_PROD ? bits | 1 : bits;
-}
-
-/* Integers at and next to the type's limits. */
-static uint64_t int_special(gs_type type, rng *r)
-{
-    const int is_signed = gs_type_is_signed(type);
-    const uint64_t max = is_signed ? (uint64_t)gs_type_max_i64(type) : gs_type_max_u64(type);
-    const uint64_t min = is_signed ? (uint64_t)gs_type_min_i64(type) : 0;
-    const uint64_t pick[] = {0, 1, ~0ull, max, min, max - 1, min + 1};
-    return pick[rng_below(r, sizeof pick / sizeof pick[0])];
-}
-
 /* Floats: sums of mixed signs and magnitudes, products of factors near +-1
  * (which neither overflow nor underflow), min/max over every finite
  * exponent, subnormals included. */
-static double float_value(gs_type type, gs_op op, rng *r)
+static double float_value(gs_type type, gs_op op, gs_test_rng *r)
 {
     switch (op) {
-    case GS_SUM: return ldexp(2.0 * rng_unit(r) - 1.0, (int)rng_below(r, 41) - 20);
+    case GS_SUM: return ldexp(2.0 * gs_test_rng_unit(r) - 1.0, (int)gs_test_rng_below(r, 41) - 20);
     case GS_PROD:
-        return (rng_below(r, 2) ? -1.0 : 1.0) * (1.0 + (2.0 * rng_unit(r) - 1.0) * 0x1p-7);
+        return (gs_test_rng_below(r, 2) ? -1.0 : 1.0) * (1.0 + (2.0 * gs_test_rng_unit(r) - 1.0) * 0x1p-7);
     default:
         if (type == GS_F32) {
-            const uint32_t exponent = (uint32_t)rng_below(r, 255) << 23; /* not 255: inf/NaN */
-            uint32_t bits = ((uint32_t)rng_next(r) & 0x807FFFFFu) | exponent;
+            const uint32_t exponent = (uint32_t)gs_test_rng_below(r, 255) << 23; /* not 255: inf/NaN */
+            uint32_t bits = ((uint32_t)gs_test_rng_next(r) & 0x807FFFFFu) | exponent;
             float f;
             memcpy(&f, &bits, sizeof f);
             return f;
         } else {
-            const uint64_t exponent = rng_below(r, 2047) << 52;
-            uint64_t bits = (rng_next(r) & 0x800FFFFFFFFFFFFFull) | exponent;
+            const uint64_t exponent = gs_test_rng_below(r, 2047) << 52;
+            uint64_t bits = (gs_test_rng_next(r) & 0x800FFFFFFFFFFFFFull) | exponent;
             double d;
             memcpy(&d, &bits, sizeof d);
             return d;
@@ -171,79 +52,13 @@ static double float_value(gs_type type, gs_op op, rng *r)
     }
 }
 
-/* Finite floats that stress an op: signed zeros, subnormals, limits. */
-static double float_special(gs_type type, gs_op op, rng *r)
-{
-    const double tiny = type == GS_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN;
-    const double huge = type == GS_F32 ? FLT_MAX : DBL_MAX;
-    const double sum_pick[] = {0.0, -0.0, tiny, -tiny, 0x1p60, -0x1p60, 1.0};
-    const double prod_pick[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5};
-    const double minmax_pick[] = {0.0, -0.0, tiny, -tiny, huge, -huge};
-    switch (op) {
-    case GS_SUM: return sum_pick[rng_below(r, sizeof sum_pick / sizeof sum_pick[0])];
-    case GS_PROD: return prod_pick[rng_below(r, sizeof prod_pick / sizeof prod_pick[0])];
-    default: return minmax_pick[rng_below(r, sizeof minmax_pick / sizeof minmax_pick[0])];
-    }
-}
-
-/* n random elements for (type, op); with `extreme`, one in 32 is special and
- * floats get one infinity in the second half and a NaN in the last quarter. */
-static void fill_random(gs_type type, gs_op op, void *buf, int64_t n, int extreme, rng *r)
-{
-    const int is_float = gs_type_is_float(type);
-    for (int64_t k = 0; k < n; k++) {
-        const int special = extreme && rng_below(r, 32) == 0;
-        if (is_float)
-            set_float(type, buf, k,
-                      special ? float_special(type, op, r) : float_value(type, op, r));
-        else
-            set_int(type, buf, k, special ? int_special(type, r) : int_value(type, op, extreme, r));
-    }
-    if (extreme && is_float && n >= 4) {
-        set_float(type, buf, n / 2 + (int64_t)rng_below(r, (uint64_t)(n - n / 2)),
-                  rng_below(r, 2) ? INFINITY : -INFINITY);
-        set_float(type, buf, n - 1 - (int64_t)rng_below(r, (uint64_t)(n / 4)), NAN);
-    }
-}
-
-/* A random scan carry of (type, op): the carry of one random element. */
-static gs_acc random_carry(gs_type type, gs_op op, rng *r, double *abs_offset)
-{
-    unsigned char one[8];
-    fill_random(type, op, one, 1, 0, r);
-    *abs_offset = gs_verify_abs_sum(type, one, 1);
-    return gs_acc_scan_carry(type, op, gs_verify_reduce_ref(type, op, one, 1));
-}
-
-/* Whether some prefix sum carry + x[0..k], k < n, leaves the 64-bit range:
- * the overflow a scan must report, worked out in 128 bits. */
-static int expect_overflow(gs_type type, gs_op op, const void *in, int64_t n, gs_acc carry)
-{
-    if (op != GS_SUM || gs_type_is_float(type)) return 0;
-    const int is_signed = gs_type_is_signed(type);
-    gs_i128 prefix = is_signed ? (gs_i128)(int64_t)carry.u : (gs_i128)carry.u;
-    for (int64_t k = 0; k < n; k++) {
-        prefix += get_int(type, in, k);
-        if (is_signed ? prefix > INT64_MAX || prefix < INT64_MIN : prefix > (gs_i128)UINT64_MAX)
-            return 1;
-    }
-    return 0;
-}
-
-/* Scan carries agree: integers bit for bit, floats within the bound. */
-static int same_carry(gs_type type, gs_op op, gs_acc got, gs_acc ref, int64_t n, double abs_sum)
-{
-    if (!gs_type_is_float(type)) return got.u == ref.u;
-    return gs_verify_reduce_ok(type, op, got, ref, n, abs_sum);
-}
-
 /* One scan on poisoned output, checked element by element against the
  * reference, with its guard, its carry and its overflow flag. */
 static void check_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in, int64_t n,
                        gs_acc carry_in, double abs_offset)
 {
-    const size_t elem = out_size(type, op);
-    void *out = poisoned_output(elem, n);
+    const size_t elem = gs_test_out_size(type, op);
+    void *out = gs_test_poisoned_output(elem, n);
     gs_acc carry_out;
     int overflow = -1;
     gs_cpu_scan(type, op, kind, in, out, n, carry_in, &carry_out, &overflow);
@@ -251,10 +66,10 @@ static void check_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in
     gs_verify_scan v;
     gs_verify_scan_begin(&v, type, op, kind, n + 1, carry_in, abs_offset);
     const char *what = kind == GS_INCLUSIVE ? "inclusive scan" : "exclusive scan";
-    CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, what, type, op, n);
-    CHECK_CASE(guard_intact(out, elem, n), what, type, op, n);
-    CHECK_CASE(same_carry(type, op, carry_out, v.prefix, n + 1, v.abs_prefix), what, type, op, n);
-    CHECK_CASE(overflow == expect_overflow(type, op, in, n, carry_in), what, type, op, n);
+    GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, what, type, op, n);
+    GS_TEST_CHECK_CASE(gs_test_guard_intact(out, elem, n), what, type, op, n);
+    GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry_out, v.prefix, n + 1, v.abs_prefix), what, type, op, n);
+    GS_TEST_CHECK_CASE(overflow == gs_test_expect_overflow(type, op, in, n, carry_in), what, type, op, n);
     free(out);
 }
 
@@ -288,20 +103,20 @@ static void check_random_type(gs_type type)
         for (int s = 0; s < gs_test_nsizes; s++) {
             const int64_t n = gs_test_sizes[s];
             const int extreme = s % 2;
-            rng r = case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
-            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
-            fill_random(type, op, in, n, extreme, &r);
+            gs_test_rng r = gs_test_case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s, 0);
+            void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
+            gs_test_fill_random(type, op, in, n, extreme, &r, float_value);
             const gs_acc ref = gs_verify_reduce_ref(type, op, in, n);
             const double abs_sum = gs_verify_abs_sum(type, in, n);
             for (int c = 0; c < CASE_THREAD_COUNTS; c++) {
                 set_threads(case_threads[c]);
                 gs_acc got = gs_cpu_reduce(type, op, in, n);
-                CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "reduce", type, op,
+                GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "reduce", type, op,
                            n);
                 for (int k = 0; k < 2; k++) {
                     double abs_offset = 0.0;
                     check_scan(type, op, kinds[k], in, n, gs_acc_identity(type, op), 0.0);
-                    gs_acc carry = random_carry(type, op, &r, &abs_offset);
+                    gs_acc carry = gs_test_random_carry(type, op, &r, &abs_offset, float_value);
                     check_scan(type, op, kinds[k], in, n, carry, abs_offset);
                 }
             }
@@ -325,20 +140,20 @@ static void test_chunks_chain(void)
     const int64_t n = BIG_N;
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
-            rng r = case_rng(2, (uint64_t)type, (uint64_t)op);
-            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
-            fill_random(type, op, in, n, 1, &r);
-            const size_t elem = out_size(type, op);
+            gs_test_rng r = gs_test_case_rng(2, (uint64_t)type, (uint64_t)op, 0);
+            void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
+            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
+            const size_t elem = gs_test_out_size(type, op);
             for (int k = 0; k < 2; k++) {
-                void *whole = poisoned_output(elem, n), *parts = poisoned_output(elem, n);
+                void *whole = gs_test_poisoned_output(elem, n), *parts = gs_test_poisoned_output(elem, n);
                 gs_acc whole_carry, carry = gs_acc_identity(type, op);
                 int whole_overflow, overflow = 0;
                 gs_cpu_scan(type, op, kinds[k], in, whole, n, carry, &whole_carry, &whole_overflow);
 
                 /* cuts: the second chunk is sometimes empty */
-                int64_t cut[4] = {0, (int64_t)rng_below(&r, (uint64_t)n), 0, n};
-                cut[2] = rng_below(&r, 2) ? cut[1]
-                                          : cut[1] + (int64_t)rng_below(&r, (uint64_t)(n - cut[1]));
+                int64_t cut[4] = {0, (int64_t)gs_test_rng_below(&r, (uint64_t)n), 0, n};
+                cut[2] = gs_test_rng_below(&r, 2) ? cut[1]
+                                          : cut[1] + (int64_t)gs_test_rng_below(&r, (uint64_t)(n - cut[1]));
                 for (int c = 0; c < 3; c++) {
                     int chunk_overflow;
                     gs_cpu_scan(type, op, kinds[k],
@@ -349,13 +164,13 @@ static void test_chunks_chain(void)
                 }
                 gs_verify_scan v;
                 gs_verify_scan_begin(&v, type, op, kinds[k], n, gs_acc_identity(type, op), 0.0);
-                CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op,
+                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op,
                            n);
-                CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
+                GS_TEST_CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
                 if (!gs_type_is_float(type)) {
-                    CHECK_CASE(memcmp(whole, parts, (size_t)n * elem) == 0, "chunked = whole", type,
+                    GS_TEST_CHECK_CASE(memcmp(whole, parts, (size_t)n * elem) == 0, "chunked = whole", type,
                                op, n);
-                    CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
+                    GS_TEST_CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
                 }
                 free(whole);
                 free(parts);
@@ -372,11 +187,11 @@ static void test_in_place(void)
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             const size_t elem = gs_type_size(type);
-            if (out_size(type, op) != elem) continue;
-            rng r = case_rng(3, (uint64_t)type, (uint64_t)op);
-            void *in = alloc_or_fail((size_t)n * elem), *buf = alloc_or_fail((size_t)n * elem);
-            void *out = poisoned_output(elem, n);
-            fill_random(type, op, in, n, 1, &r);
+            if (gs_test_out_size(type, op) != elem) continue;
+            gs_test_rng r = gs_test_case_rng(3, (uint64_t)type, (uint64_t)op, 0);
+            void *in = gs_test_alloc_or_fail((size_t)n * elem), *buf = gs_test_alloc_or_fail((size_t)n * elem);
+            void *out = gs_test_poisoned_output(elem, n);
+            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
             for (int k = 0; k < 2; k++) {
                 gs_acc carry, carry_in_place;
                 int overflow, overflow_in_place;
@@ -385,10 +200,10 @@ static void test_in_place(void)
                             &overflow);
                 gs_cpu_scan(type, op, kinds[k], buf, buf, n, gs_acc_identity(type, op),
                             &carry_in_place, &overflow_in_place);
-                CHECK_CASE(memcmp(out, buf, (size_t)n * elem) == 0, "in place", type, op, n);
-                CHECK_CASE(memcmp(&carry, &carry_in_place, sizeof carry) == 0, "in place carry",
+                GS_TEST_CHECK_CASE(memcmp(out, buf, (size_t)n * elem) == 0, "in place", type, op, n);
+                GS_TEST_CHECK_CASE(memcmp(&carry, &carry_in_place, sizeof carry) == 0, "in place carry",
                            type, op, n);
-                CHECK_CASE(overflow == overflow_in_place, "in place overflow", type, op, n);
+                GS_TEST_CHECK_CASE(overflow == overflow_in_place, "in place overflow", type, op, n);
             }
             free(in);
             free(buf);
@@ -406,11 +221,11 @@ static void test_thread_counts(void)
     const int saved = gs_cpu_threads(), counts[] = {1, 2, 3, 4};
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
-            rng r = case_rng(4, (uint64_t)type, (uint64_t)op);
-            const size_t elem = out_size(type, op);
-            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
-            void *first = alloc_or_fail((size_t)n * elem), *out = alloc_or_fail((size_t)n * elem);
-            fill_random(type, op, in, n, 1, &r);
+            gs_test_rng r = gs_test_case_rng(4, (uint64_t)type, (uint64_t)op, 0);
+            const size_t elem = gs_test_out_size(type, op);
+            void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
+            void *first = gs_test_alloc_or_fail((size_t)n * elem), *out = gs_test_alloc_or_fail((size_t)n * elem);
+            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
             gs_acc first_reduce, first_carry;
             int first_overflow = 0;
             for (int c = 0; c < 4; c++) {
@@ -423,9 +238,9 @@ static void test_thread_counts(void)
                     gs_verify_scan v;
                     gs_verify_scan_begin(&v, type, op, GS_INCLUSIVE, n, gs_acc_identity(type, op),
                                          0.0);
-                    CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, "threads scan", type, op,
+                    GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, "threads scan", type, op,
                                counts[c]);
-                    CHECK_CASE(gs_verify_reduce_ok(type, op, red,
+                    GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, red,
                                                    gs_verify_reduce_ref(type, op, in, n), n,
                                                    gs_verify_abs_sum(type, in, n)),
                                "threads reduce", type, op, counts[c]);
@@ -435,12 +250,12 @@ static void test_thread_counts(void)
                     first_carry = carry;
                     first_overflow = overflow;
                 } else {
-                    CHECK_CASE(memcmp(first, out, (size_t)n * elem) == 0, "threads scan", type, op,
+                    GS_TEST_CHECK_CASE(memcmp(first, out, (size_t)n * elem) == 0, "threads scan", type, op,
                                counts[c]);
-                    CHECK_CASE(memcmp(&first_reduce, &red, sizeof red) == 0, "threads reduce", type,
+                    GS_TEST_CHECK_CASE(memcmp(&first_reduce, &red, sizeof red) == 0, "threads reduce", type,
                                op, counts[c]);
-                    CHECK_CASE(first_carry.u == carry.u, "threads carry", type, op, counts[c]);
-                    CHECK_CASE(first_overflow == overflow, "threads overflow", type, op, counts[c]);
+                    GS_TEST_CHECK_CASE(first_carry.u == carry.u, "threads carry", type, op, counts[c]);
+                    GS_TEST_CHECK_CASE(first_overflow == overflow, "threads overflow", type, op, counts[c]);
                 }
             }
             set_threads(saved);
@@ -461,17 +276,17 @@ static void test_empty(void)
             const gs_acc id = gs_acc_identity(type, op);
             gs_acc got = gs_cpu_reduce(type, op, NULL, 0),
                    ref = gs_verify_reduce_ref(type, op, NULL, 0);
-            CHECK_CASE(gs_verify_reduce_ok(type, op, got, id, 0, 0.0), "empty reduce", type, op, 0);
-            CHECK_CASE(gs_verify_reduce_ok(type, op, ref, id, 0, 0.0), "empty reference", type, op,
+            GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, got, id, 0, 0.0), "empty reduce", type, op, 0);
+            GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, ref, id, 0, 0.0), "empty reference", type, op,
                        0);
-            rng r = case_rng(5, (uint64_t)type, (uint64_t)op);
+            gs_test_rng r = gs_test_case_rng(5, (uint64_t)type, (uint64_t)op, 0);
             double abs_offset;
-            gs_acc carry_in = random_carry(type, op, &r, &abs_offset), carry_out;
+            gs_acc carry_in = gs_test_random_carry(type, op, &r, &abs_offset, float_value), carry_out;
             int overflow = -1;
             gs_cpu_scan(type, op, GS_EXCLUSIVE, NULL, NULL, 0, carry_in, &carry_out, &overflow);
-            CHECK_CASE(same_carry(type, op, carry_out, carry_in, 0, 0.0), "empty scan", type, op,
+            GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry_out, carry_in, 0, 0.0), "empty scan", type, op,
                        0);
-            CHECK_CASE(overflow == 0, "empty scan", type, op, 0);
+            GS_TEST_CHECK_CASE(overflow == 0, "empty scan", type, op, 0);
         }
     }
 }
@@ -483,15 +298,15 @@ static void test_empty(void)
 static int scan_expect(gs_type type, gs_op op, gs_scan_kind kind, const void *in, int64_t n,
                        gs_acc carry, const void *expect, gs_acc *carry_out)
 {
-    const size_t elem = out_size(type, op);
-    void *out = poisoned_output(elem, n);
+    const size_t elem = gs_test_out_size(type, op);
+    void *out = gs_test_poisoned_output(elem, n);
     int overflow = -1;
     gs_cpu_scan(type, op, kind, in, out, n, carry, carry_out, &overflow);
-    CHECK_CASE(memcmp(out, expect, (size_t)n * elem) == 0, "scan = hand value", type, op, n);
-    CHECK_CASE(guard_intact(out, elem, n), "scan guard", type, op, n);
+    GS_TEST_CHECK_CASE(memcmp(out, expect, (size_t)n * elem) == 0, "scan = hand value", type, op, n);
+    GS_TEST_CHECK_CASE(gs_test_guard_intact(out, elem, n), "scan guard", type, op, n);
     gs_verify_scan v;
     gs_verify_scan_begin(&v, type, op, kind, n, carry, 0.0);
-    CHECK_CASE(gs_verify_scan_chunk(&v, in, expect, n) == 0, "reference = hand value", type, op, n);
+    GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, expect, n) == 0, "reference = hand value", type, op, n);
     free(out);
     return overflow;
 }
@@ -579,8 +394,8 @@ static void test_i64_prefix_overflow_position(void)
 static void test_block_overflow_is_not_prefix_overflow(void)
 {
     const int64_t n = BIG_N;
-    int64_t *in = alloc_or_fail((size_t)n * sizeof *in),
-            *out = alloc_or_fail((size_t)n * sizeof *out);
+    int64_t *in = gs_test_alloc_or_fail((size_t)n * sizeof *in),
+            *out = gs_test_alloc_or_fail((size_t)n * sizeof *out);
     memset(in, 0, (size_t)n * sizeof *in);
     in[0] = -INT64_MAX;
     in[n / 2 + 7] = INT64_MAX;
@@ -760,29 +575,29 @@ static void test_generate(void)
     const int64_t n = BIG_N, starts[] = {0, 12345, ((int64_t)1 << 40) + 3};
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         const size_t elem = gs_type_size(type);
-        void *whole = poisoned_output(elem, n), *pieces = poisoned_output(elem, n);
+        void *whole = gs_test_poisoned_output(elem, n), *pieces = gs_test_poisoned_output(elem, n);
         for (int s = 0; s < 3; s++) {
-            rng r = case_rng(6, (uint64_t)type, (uint64_t)s);
-            const uint64_t seed = rng_next(&r);
+            gs_test_rng r = gs_test_case_rng(6, (uint64_t)type, (uint64_t)s, 0);
+            const uint64_t seed = gs_test_rng_next(&r);
             gs_cpu_generate(type, seed, starts[s], n, whole);
-            CHECK_CASE(generated_matches(type, seed, starts[s], whole, n), "generate", type, GS_SUM,
+            GS_TEST_CHECK_CASE(generated_matches(type, seed, starts[s], whole, n), "generate", type, GS_SUM,
                        n);
-            CHECK_CASE(guard_intact(whole, elem, n), "generate guard", type, GS_SUM, n);
+            GS_TEST_CHECK_CASE(gs_test_guard_intact(whole, elem, n), "generate guard", type, GS_SUM, n);
             int64_t at = 0;
             while (at < n) {
-                const int64_t m = rng_below(&r, 4) == 0
-                                      ? (int64_t)rng_below(&r, 40)
-                                      : (int64_t)rng_below(&r, (uint64_t)(n - at) + 1);
+                const int64_t m = gs_test_rng_below(&r, 4) == 0
+                                      ? (int64_t)gs_test_rng_below(&r, 40)
+                                      : (int64_t)gs_test_rng_below(&r, (uint64_t)(n - at) + 1);
                 const int64_t take = m < n - at ? m : n - at;
                 gs_cpu_generate(type, seed, starts[s] + at, take,
                                 (char *)pieces + (size_t)at * elem);
                 at += take;
             }
-            CHECK_CASE(memcmp(whole, pieces, (size_t)n * elem) == 0, "generate split", type, GS_SUM,
+            GS_TEST_CHECK_CASE(memcmp(whole, pieces, (size_t)n * elem) == 0, "generate split", type, GS_SUM,
                        n);
         }
         gs_cpu_generate(type, 1, 0, 0, pieces);
-        CHECK_CASE(guard_intact(pieces, elem, n), "generate n=0", type, GS_SUM, 0);
+        GS_TEST_CHECK_CASE(gs_test_guard_intact(pieces, elem, n), "generate n=0", type, GS_SUM, 0);
         free(whole);
         free(pieces);
     }
@@ -809,16 +624,16 @@ static void test_verify_reduce_bound(void)
 {
     const int64_t n = 1000;
     for (int type = GS_F32; type <= GS_F64; type++) {
-        rng r = case_rng(7, (uint64_t)type, 0);
-        void *in = alloc_or_fail((size_t)n * gs_type_size(type));
-        for (int64_t k = 0; k < n; k++) set_float(type, in, k, 0.5 + 0.5 * rng_unit(&r));
+        gs_test_rng r = gs_test_case_rng(7, (uint64_t)type, 0, 0);
+        void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
+        for (int64_t k = 0; k < n; k++) gs_test_set_float(type, in, k, 0.5 + 0.5 * gs_test_rng_unit(&r));
         const double abs_sum = gs_verify_abs_sum(type, in, n);
         for (int op = GS_SUM; op <= GS_PROD; op++) {
             gs_acc ref = gs_verify_reduce_ref(type, op, in, n),
                    got = gs_cpu_reduce(type, op, in, n);
-            CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "accepts", type, op, n);
+            GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "accepts", type, op, n);
             /* the reduction's result is fp64 */
-            CHECK_CASE(!gs_verify_reduce_ok(type, op, float_acc(off_by_million_ulps(GS_F64, ref.f)),
+            GS_TEST_CHECK_CASE(!gs_verify_reduce_ok(type, op, float_acc(off_by_million_ulps(GS_F64, ref.f)),
                                             ref, n, abs_sum),
                        "rejects", type, op, n);
         }
@@ -859,17 +674,17 @@ static void test_verify_scan_counts_planted(void)
     for (int t = 0; t < 4; t++) {
         const gs_type type = types[t];
         const gs_scan_kind kind = kinds[t % 2];
-        const size_t elem = out_size(type, GS_SUM);
-        rng r = case_rng(8, (uint64_t)type, 0);
-        void *in = alloc_or_fail((size_t)n * gs_type_size(type)),
-             *out = alloc_or_fail((size_t)n * elem);
-        char *planted = alloc_or_fail((size_t)n);
+        const size_t elem = gs_test_out_size(type, GS_SUM);
+        gs_test_rng r = gs_test_case_rng(8, (uint64_t)type, 0, 0);
+        void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type)),
+             *out = gs_test_alloc_or_fail((size_t)n * elem);
+        char *planted = gs_test_alloc_or_fail((size_t)n);
         memset(planted, 0, (size_t)n);
         for (int64_t k = 0; k < n; k++) {
             if (gs_type_is_float(type))
-                set_float(type, in, k, 0.5 + 0.5 * rng_unit(&r));
+                gs_test_set_float(type, in, k, 0.5 + 0.5 * gs_test_rng_unit(&r));
             else
-                set_int(type, in, k, int_value(type, GS_SUM, 0, &r));
+                gs_test_set_int(type, in, k, gs_test_int_value(type, GS_SUM, 0, &r));
         }
         const gs_acc id = gs_acc_identity(type, GS_SUM);
         gs_cpu_scan(type, GS_SUM, kind, in, out, n, id, NULL, NULL);
@@ -877,10 +692,10 @@ static void test_verify_scan_counts_planted(void)
         for (int pass = 0; pass < 2; pass++) { /* the real result, then with planted errors */
             int64_t expect_wrong = 0, expect_first = -1;
             if (pass == 1) {
-                const int64_t want = 1 + (int64_t)rng_below(&r, 20);
+                const int64_t want = 1 + (int64_t)gs_test_rng_below(&r, 20);
                 while (expect_wrong < want) {
                     /* not out[0], which may be 0 (whose ulp is tiny) */
-                    const int64_t k = 1 + (int64_t)rng_below(&r, (uint64_t)(n - 1));
+                    const int64_t k = 1 + (int64_t)gs_test_rng_below(&r, (uint64_t)(n - 1));
                     if (planted[k]) continue;
                     planted[k] = 1;
                     expect_wrong++;
@@ -896,17 +711,17 @@ static void test_verify_scan_counts_planted(void)
             }
             gs_verify_scan v;
             gs_verify_scan_begin(&v, type, GS_SUM, kind, n, id, 0.0);
-            const int64_t cut1 = (int64_t)rng_below(&r, (uint64_t)n),
-                          cut2 = cut1 + (int64_t)rng_below(&r, (uint64_t)(n - cut1));
+            const int64_t cut1 = (int64_t)gs_test_rng_below(&r, (uint64_t)n),
+                          cut2 = cut1 + (int64_t)gs_test_rng_below(&r, (uint64_t)(n - cut1));
             int64_t wrong = gs_verify_scan_chunk(&v, in, out, cut1);
             wrong += gs_verify_scan_chunk(&v, (const char *)in + (size_t)cut1 * gs_type_size(type),
                                           (const char *)out + (size_t)cut1 * elem, cut2 - cut1);
             wrong += gs_verify_scan_chunk(&v, (const char *)in + (size_t)cut2 * gs_type_size(type),
                                           (const char *)out + (size_t)cut2 * elem, n - cut2);
-            CHECK_CASE(wrong == expect_wrong && v.wrong == expect_wrong, "planted count", type,
+            GS_TEST_CHECK_CASE(wrong == expect_wrong && v.wrong == expect_wrong, "planted count", type,
                        GS_SUM, n);
-            CHECK_CASE(v.first_wrong == expect_first, "planted first", type, GS_SUM, n);
-            CHECK_CASE(v.checked == n, "checked", type, GS_SUM, n);
+            GS_TEST_CHECK_CASE(v.first_wrong == expect_first, "planted first", type, GS_SUM, n);
+            GS_TEST_CHECK_CASE(v.checked == n, "checked", type, GS_SUM, n);
         }
         free(in);
         free(out);

@@ -16,10 +16,9 @@
 #include "gs_cuda.h"
 #include "gs_gen.h"
 #include "gs_test.h"
+#include "gs_test_data.h"
 #include "gs_verify.h"
 
-#define POISON 0xA5
-#define GUARD_BYTES 64
 #define BIG_N ((int64_t)1000003)
 #define HUGE_N (((int64_t)1 << 24) + 3)        /* many tiles, many grid strides */
 #define LARGE_N (((int64_t)1 << 31) + 17)      /* past 32-bit indices */
@@ -37,18 +36,6 @@ static int64_t max_n(void)
 static int64_t capped(int64_t n) { return n < max_n() ? n : max_n(); }
 
 /* ---- helpers ----------------------------------------------------------- */
-
-/* CU_ASSERT that also names the case, since one test runs many. */
-#define CHECK_CASE(cond, what, type, op, n)                                                  \
-    do {                                                                                     \
-        const int ok_ = (cond);                                                              \
-        CU_assertImplementation(ok_ ? CU_TRUE : CU_FALSE, __LINE__, #cond, __FILE__, "",     \
-                                CU_FALSE);                                                   \
-        if (!ok_)                                                                            \
-            fprintf(stderr, "    failed: %s %s %s n=%lld (GS_TEST_SEED=%llu)\n", (what),     \
-                    gs_type_name(type), gs_op_name(op), (long long)(n),                      \
-                    (unsigned long long)gs_test_seed());                                     \
-    } while (0)
 
 /* A backend call that must succeed; on failure the message says why. */
 #define CHECK_GPU(call)                                                                      \
@@ -70,39 +57,6 @@ static gs_status gpu_call(gs_status status)
     return status;
 }
 
-/* splitmix64, kept apart from gs_gen.h so that the data under test does not
- * come from the code under test. */
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static uint64_t rng_below(rng *r, uint64_t bound) { return rng_next(r) % bound; }
-static double rng_unit(rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
-
-/* A generator for one case, distinct per (suite, a, b) and per rank. */
-static rng case_rng(uint64_t suite, uint64_t a, uint64_t b)
-{
-    rng r = {gs_test_seed() ^ suite * 0xD1B54A32D192ED03ull ^ a * 0xABC98388FB8FAC03ull ^
-             b * 0x8CB92BA72F3D8DD7ull ^ (uint64_t)gs_test_rank() * 0x9FB21C651E98DF25ull};
-    rng_next(&r);
-    return r;
-}
-
-static void *alloc_or_fail(size_t bytes)
-{
-    void *p = malloc(bytes ? bytes : 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    return p;
-}
-
 static void *device_alloc(size_t bytes)
 {
     void *p = NULL;
@@ -110,142 +64,29 @@ static void *device_alloc(size_t bytes)
     return p;
 }
 
-static size_t out_size(gs_type type, gs_op op) { return gs_type_size(gs_scan_output_type(type, op)); }
-
-static void set_int(gs_type type, void *buf, int64_t k, uint64_t bits)
-{
-    switch (type) {
-    case GS_I32: ((int32_t *)buf)[k] = (int32_t)(uint32_t)bits; break;
-    case GS_U32: ((uint32_t *)buf)[k] = (uint32_t)bits; break;
-    case GS_I64: ((int64_t *)buf)[k] = (int64_t)bits; break;
-    default: ((uint64_t *)buf)[k] = bits; break;
-    }
-}
-
-static void set_float(gs_type type, void *buf, int64_t k, double v)
-{
-    if (type == GS_F32) ((float *)buf)[k] = (float)v;
-    else ((double *)buf)[k] = v;
-}
-
-static gs_i128 get_int(gs_type type, const void *buf, int64_t k)
-{
-    switch (type) {
-    case GS_I32: return ((const int32_t *)buf)[k];
-    case GS_U32: return ((const uint32_t *)buf)[k];
-    case GS_I64: return ((const int64_t *)buf)[k];
-    default: return ((const uint64_t *)buf)[k];
-    }
-}
-
-/* Integers: the full range for 32-bit types, negatives included; for 64-bit
- * types 40-bit values, or with `extreme` the full range, whose prefix sums
- * overflow. Products get odd factors so that they do not collapse to 0. */
-static uint64_t int_value(gs_type type, gs_op op, int extreme, rng *r)
-{
-    uint64_t bits = rng_next(r);
-    if (!extreme && (type == GS_I64 || type == GS_U64))
-        bits = type == GS_I64 ? (uint64_t)((int64_t)bits >> 24) : bits >> 24;
-    return op == GS_PROD ? bits | 1 : bits;
-}
-
-/* Integers at and next to the type's limits. */
-static uint64_t int_special(gs_type type, rng *r)
-{
-    const int is_signed = gs_type_is_signed(type);
-    const uint64_t max = is_signed ? (uint64_t)gs_type_max_i64(type) : gs_type_max_u64(type);
-    const uint64_t min = is_signed ? (uint64_t)gs_type_min_i64(type) : 0;
-    const uint64_t pick[] = {0, 1, ~0ull, max, min, max - 1, min + 1};
-    return pick[rng_below(r, sizeof pick / sizeof pick[0])];
-}
-
 /* Floats: sums of mixed signs and magnitudes, products of factors near +-1
  * whose logarithms are symmetric about 0 (so that a product of 2^24 of them
  * neither drifts into f32's subnormals nor overflows), min/max over every
  * finite exponent, subnormals included. */
-static double float_value(gs_type type, gs_op op, rng *r)
+static double float_value(gs_type type, gs_op op, gs_test_rng *r)
 {
     switch (op) {
-    case GS_SUM: return ldexp(2.0 * rng_unit(r) - 1.0, (int)rng_below(r, 41) - 20);
+    case GS_SUM: return ldexp(2.0 * gs_test_rng_unit(r) - 1.0, (int)gs_test_rng_below(r, 41) - 20);
     case GS_PROD:
-        return (rng_below(r, 2) ? -1.0 : 1.0) * exp((2.0 * rng_unit(r) - 1.0) * 0x1p-7);
+        return (gs_test_rng_below(r, 2) ? -1.0 : 1.0) * exp((2.0 * gs_test_rng_unit(r) - 1.0) * 0x1p-7);
     default:
         if (type == GS_F32) {
-            uint32_t bits = ((uint32_t)rng_next(r) & 0x807FFFFFu) | (uint32_t)rng_below(r, 255) << 23;
+            uint32_t bits = ((uint32_t)gs_test_rng_next(r) & 0x807FFFFFu) | (uint32_t)gs_test_rng_below(r, 255) << 23;
             float f;
             memcpy(&f, &bits, sizeof f);
             return f;
         } else {
-            uint64_t bits = (rng_next(r) & 0x800FFFFFFFFFFFFFull) | rng_below(r, 2047) << 52;
+            uint64_t bits = (gs_test_rng_next(r) & 0x800FFFFFFFFFFFFFull) | gs_test_rng_below(r, 2047) << 52;
             double d;
             memcpy(&d, &bits, sizeof d);
             return d;
         }
     }
-}
-
-static double float_special(gs_type type, gs_op op, rng *r)
-{
-    const double tiny = type == GS_F32 ? FLT_TRUE_MIN : DBL_TRUE_MIN;
-    const double huge = type == GS_F32 ? FLT_MAX : DBL_MAX;
-    const double sum_pick[] = {0.0, -0.0, tiny, -tiny, 0x1p60, -0x1p60, 1.0};
-    const double prod_pick[] = {0.0, -0.0, 1.0, -1.0, 2.0, 0.5};
-    const double minmax_pick[] = {0.0, -0.0, tiny, -tiny, huge, -huge};
-    switch (op) {
-    case GS_SUM: return sum_pick[rng_below(r, sizeof sum_pick / sizeof sum_pick[0])];
-    case GS_PROD: return prod_pick[rng_below(r, sizeof prod_pick / sizeof prod_pick[0])];
-    default: return minmax_pick[rng_below(r, sizeof minmax_pick / sizeof minmax_pick[0])];
-    }
-}
-
-/* n random elements for (type, op); with `extreme`, one in 32 is special and
- * floats get an infinity in the second half and a NaN in the last quarter. */
-static void fill_random(gs_type type, gs_op op, void *buf, int64_t n, int extreme, rng *r)
-{
-    const int is_float = gs_type_is_float(type);
-    for (int64_t k = 0; k < n; k++) {
-        const int special = extreme && rng_below(r, 32) == 0;
-        if (is_float)
-            set_float(type, buf, k, special ? float_special(type, op, r) : float_value(type, op, r));
-        else
-            set_int(type, buf, k, special ? int_special(type, r) : int_value(type, op, extreme, r));
-    }
-    if (extreme && is_float && n >= 4) {
-        set_float(type, buf, n / 2 + (int64_t)rng_below(r, (uint64_t)(n - n / 2)),
-                  rng_below(r, 2) ? INFINITY : -INFINITY);
-        set_float(type, buf, n - 1 - (int64_t)rng_below(r, (uint64_t)(n / 4)), NAN);
-    }
-}
-
-/* A random scan carry of (type, op): the carry of one random element. */
-static gs_acc random_carry(gs_type type, gs_op op, rng *r, double *abs_offset)
-{
-    unsigned char one[8];
-    fill_random(type, op, one, 1, 0, r);
-    *abs_offset = gs_verify_abs_sum(type, one, 1);
-    return gs_acc_scan_carry(type, op, gs_verify_reduce_ref(type, op, one, 1));
-}
-
-/* Whether some prefix sum carry + x[0..k], k < n, leaves the 64-bit range,
- * worked out in 128 bits. */
-static int expect_overflow(gs_type type, gs_op op, const void *in, int64_t n, gs_acc carry)
-{
-    if (op != GS_SUM || gs_type_is_float(type)) return 0;
-    const int is_signed = gs_type_is_signed(type);
-    gs_i128 prefix = is_signed ? (gs_i128)(int64_t)carry.u : (gs_i128)carry.u;
-    for (int64_t k = 0; k < n; k++) {
-        prefix += get_int(type, in, k);
-        if (is_signed ? prefix > INT64_MAX || prefix < INT64_MIN : prefix > (gs_i128)UINT64_MAX)
-            return 1;
-    }
-    return 0;
-}
-
-/* Scan carries agree: integers bit for bit, floats within the bound. */
-static int same_carry(gs_type type, gs_op op, gs_acc got, gs_acc ref, int64_t n, double abs_sum)
-{
-    if (!gs_type_is_float(type)) return got.u == ref.u;
-    return gs_verify_reduce_ok(type, op, got, ref, n, abs_sum);
 }
 
 /* Device buffers of one case: the input at element offset `in_offset` of
@@ -260,31 +101,28 @@ typedef struct device_case {
 static void case_open(device_case *c, gs_type type, gs_op op, const void *in, int64_t n,
                       int in_offset, int out_offset)
 {
-    const size_t elem = gs_type_size(type), oelem = out_size(type, op);
+    const size_t elem = gs_type_size(type), oelem = gs_test_out_size(type, op);
     c->in_buf = device_alloc((size_t)(n + in_offset) * elem);
     c->out_bytes = (size_t)n * oelem;
-    c->out_buf = device_alloc((size_t)out_offset * oelem + c->out_bytes + GUARD_BYTES);
+    c->out_buf = device_alloc((size_t)out_offset * oelem + c->out_bytes + GS_TEST_GUARD_BYTES);
     c->in = c->in_buf + (size_t)in_offset * elem;
     c->out = c->out_buf + (size_t)out_offset * oelem;
-    c->host_out = alloc_or_fail(c->out_bytes + GUARD_BYTES);
+    c->host_out = gs_test_alloc_or_fail(c->out_bytes + GS_TEST_GUARD_BYTES);
     CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, c->in, in, (size_t)n * elem)));
 }
 
 /* Poison the output and its guard on the device. */
 static void case_poison(device_case *c)
 {
-    memset(c->host_out, POISON, c->out_bytes + GUARD_BYTES);
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, c->out, c->host_out, c->out_bytes + GUARD_BYTES)));
+    memset(c->host_out, GS_TEST_POISON, c->out_bytes + GS_TEST_GUARD_BYTES);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, c->out, c->host_out, c->out_bytes + GS_TEST_GUARD_BYTES)));
 }
 
 /* Fetch the output and its guard; 1 when the guard is intact. */
 static int case_fetch(device_case *c)
 {
-    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c->host_out, c->out, c->out_bytes + GUARD_BYTES)));
-    const unsigned char *guard = (const unsigned char *)c->host_out + c->out_bytes;
-    for (int k = 0; k < GUARD_BYTES; k++)
-        if (guard[k] != POISON) return 0;
-    return 1;
+    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c->host_out, c->out, c->out_bytes + GS_TEST_GUARD_BYTES)));
+    return gs_test_guard_intact(c->host_out, 1, (int64_t)c->out_bytes);
 }
 
 static void case_close(device_case *c)
@@ -303,10 +141,10 @@ static void check_on_device(gs_type type, gs_op op, const void *in, int64_t n, i
     case_open(&c, type, op, in, n, in_offset, out_offset);
     gs_acc got;
     CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, type, op, c.in, n, &got)));
-    CHECK_CASE(gs_verify_reduce_ok(type, op, got, gs_verify_reduce_ref(type, op, in, n), n,
+    GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, got, gs_verify_reduce_ref(type, op, in, n), n,
                                    gs_verify_abs_sum(type, in, n)),
                "reduce", type, op, n);
-    const int want_overflow = expect_overflow(type, op, in, n, carry_in);
+    const int want_overflow = gs_test_expect_overflow(type, op, in, n, carry_in);
     for (int k = 0; k < 2; k++) {
         const char *what = kinds[k] == GS_INCLUSIVE ? "inclusive scan" : "exclusive scan";
         gs_acc carry_out;
@@ -314,12 +152,12 @@ static void check_on_device(gs_type type, gs_op op, const void *in, int64_t n, i
         case_poison(&c);
         CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], c.in, c.out, n, carry_in,
                                         &carry_out, &overflow)));
-        CHECK_CASE(case_fetch(&c), what, type, op, n);
+        GS_TEST_CHECK_CASE(case_fetch(&c), what, type, op, n);
         gs_verify_scan v;
         gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
-        CHECK_CASE(gs_verify_scan_chunk(&v, in, c.host_out, n) == 0, what, type, op, n);
-        CHECK_CASE(same_carry(type, op, carry_out, v.prefix, n + 1, v.abs_prefix), what, type, op, n);
-        CHECK_CASE(overflow == want_overflow, what, type, op, n);
+        GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, c.host_out, n) == 0, what, type, op, n);
+        GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry_out, v.prefix, n + 1, v.abs_prefix), what, type, op, n);
+        GS_TEST_CHECK_CASE(overflow == want_overflow, what, type, op, n);
     }
     case_close(&c);
 }
@@ -336,13 +174,13 @@ static void check_random_type(gs_type type)
         for (int s = 0; s <= gs_test_nsizes; s++) {
             const int64_t n = s < gs_test_nsizes ? gs_test_sizes[s] : HUGE_N;
             if (n > max_n()) continue;
-            rng r = case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
-            void *in = alloc_or_fail((size_t)n * gs_type_size(type));
-            fill_random(type, op, in, n, s % 2, &r);
+            gs_test_rng r = gs_test_case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s, 1);
+            void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
+            gs_test_fill_random(type, op, in, n, s % 2, &r, float_value);
             const int in_offset = s % 3 == 1, out_offset = s % 3 != 0;
             double abs_offset = 0.0;
             check_on_device(type, op, in, n, in_offset, out_offset, gs_acc_identity(type, op), 0.0);
-            const gs_acc carry = random_carry(type, op, &r, &abs_offset);
+            const gs_acc carry = gs_test_random_carry(type, op, &r, &abs_offset, float_value);
             check_on_device(type, op, in, n, in_offset, out_offset, carry, abs_offset);
             free(in);
         }
@@ -363,13 +201,13 @@ static void test_sum_overflow(void)
         const gs_type type = types[t];
         const int64_t n = capped(BIG_N);
         for (int64_t at = n - 1; at > 0; at /= 7) {
-            rng r = case_rng(2, (uint64_t)type, (uint64_t)at);
-            void *in = alloc_or_fail((size_t)n * 8);
-            fill_random(type, GS_SUM, in, n, 0, &r);
+            gs_test_rng r = gs_test_case_rng(2, (uint64_t)type, (uint64_t)at, 1);
+            void *in = gs_test_alloc_or_fail((size_t)n * 8);
+            gs_test_fill_random(type, GS_SUM, in, n, 0, &r, float_value);
             /* everything before `at` sums to about +-2^53 at most; this jumps over the limit */
-            set_int(type, in, at, type == GS_I64 ? (uint64_t)INT64_MAX : UINT64_MAX);
-            if (type == GS_I64) set_int(type, in, at - (at > 0), (uint64_t)((int64_t)1 << 60));
-            CU_ASSERT(expect_overflow(type, GS_SUM, in, at, gs_acc_identity(type, GS_SUM)) == 0);
+            gs_test_set_int(type, in, at, type == GS_I64 ? (uint64_t)INT64_MAX : UINT64_MAX);
+            if (type == GS_I64) gs_test_set_int(type, in, at - (at > 0), (uint64_t)((int64_t)1 << 60));
+            CU_ASSERT(gs_test_expect_overflow(type, GS_SUM, in, at, gs_acc_identity(type, GS_SUM)) == 0);
             check_on_device(type, GS_SUM, in, n, 0, 0, gs_acc_identity(type, GS_SUM), 0.0);
             free(in);
         }
@@ -385,11 +223,11 @@ static void test_chunks_chain(void)
     const int64_t n = capped(BIG_N);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
-            rng r = case_rng(3, (uint64_t)type, (uint64_t)op);
-            const size_t elem = gs_type_size(type), oelem = out_size(type, op);
-            void *in = alloc_or_fail((size_t)n * elem), *whole = alloc_or_fail((size_t)n * oelem);
-            void *parts = alloc_or_fail((size_t)n * oelem);
-            fill_random(type, op, in, n, 1, &r);
+            gs_test_rng r = gs_test_case_rng(3, (uint64_t)type, (uint64_t)op, 1);
+            const size_t elem = gs_type_size(type), oelem = gs_test_out_size(type, op);
+            void *in = gs_test_alloc_or_fail((size_t)n * elem), *whole = gs_test_alloc_or_fail((size_t)n * oelem);
+            void *parts = gs_test_alloc_or_fail((size_t)n * oelem);
+            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
             char *d_in = device_alloc((size_t)n * elem), *d_out = device_alloc((size_t)n * oelem);
             CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
             for (int k = 0; k < 2; k++) {
@@ -401,7 +239,7 @@ static void test_chunks_chain(void)
                 CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, (size_t)n * oelem)));
                 /* six cuts in random places, empty pieces allowed */
                 int64_t cut[8] = {0, n};
-                for (int c = 2; c < 8; c++) cut[c] = (int64_t)rng_below(&r, (uint64_t)n + 1);
+                for (int c = 2; c < 8; c++) cut[c] = (int64_t)gs_test_rng_below(&r, (uint64_t)n + 1);
                 for (int i = 1; i < 8; i++)   /* sort the cuts */
                     for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
                         const int64_t tmp = cut[j];
@@ -418,11 +256,11 @@ static void test_chunks_chain(void)
                 CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, parts, d_out, (size_t)n * oelem)));
                 gs_verify_scan v;
                 gs_verify_scan_begin(&v, type, op, kinds[k], n, id, 0.0);
-                CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op, n);
-                CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
+                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op, n);
+                GS_TEST_CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
                 if (!gs_type_is_float(type)) {
-                    CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "chunked = whole", type, op, n);
-                    CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
+                    GS_TEST_CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "chunked = whole", type, op, n);
+                    GS_TEST_CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
                 }
             }
             gs_cuda_free(gpu, d_in);
@@ -446,17 +284,17 @@ static void test_in_place(void)
             const size_t elem = gs_type_size(type);
             const gs_acc id = gs_acc_identity(type, op);
             char *d_in = device_alloc((size_t)n * 8), *d_out = device_alloc((size_t)n * 8);
-            if (out_size(type, op) != elem) {
+            if (gs_test_out_size(type, op) != elem) {
                 gs_acc carry;
                 int overflow;
-                CHECK_CASE(gs_cuda_scan(gpu, type, op, GS_INCLUSIVE, d_in, d_in, n, id, &carry,
+                GS_TEST_CHECK_CASE(gs_cuda_scan(gpu, type, op, GS_INCLUSIVE, d_in, d_in, n, id, &carry,
                                         &overflow) == GS_ERR_ARG,
                            "in place refused", type, op, n);
             } else {
-                rng r = case_rng(4, (uint64_t)type, (uint64_t)op);
-                void *in = alloc_or_fail((size_t)n * elem), *a = alloc_or_fail((size_t)n * elem);
-                void *b = alloc_or_fail((size_t)n * elem);
-                fill_random(type, op, in, n, 1, &r);
+                gs_test_rng r = gs_test_case_rng(4, (uint64_t)type, (uint64_t)op, 1);
+                void *in = gs_test_alloc_or_fail((size_t)n * elem), *a = gs_test_alloc_or_fail((size_t)n * elem);
+                void *b = gs_test_alloc_or_fail((size_t)n * elem);
+                gs_test_fill_random(type, op, in, n, 1, &r, float_value);
                 for (int k = 0; k < 2; k++) {
                     gs_acc carry, carry_in_place;
                     int overflow, overflow_in_place;
@@ -470,14 +308,14 @@ static void test_in_place(void)
                     if (gs_type_is_float(type)) {
                         gs_verify_scan v;
                         gs_verify_scan_begin(&v, type, op, kinds[k], n, id, 0.0);
-                        CHECK_CASE(gs_verify_scan_chunk(&v, in, b, n) == 0, "in place", type, op, n);
-                        CHECK_CASE(same_carry(type, op, carry_in_place, v.prefix, n, v.abs_prefix),
+                        GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, b, n) == 0, "in place", type, op, n);
+                        GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry_in_place, v.prefix, n, v.abs_prefix),
                                    "in place carry", type, op, n);
                     } else {
-                        CHECK_CASE(memcmp(a, b, (size_t)n * elem) == 0, "in place", type, op, n);
-                        CHECK_CASE(carry.u == carry_in_place.u, "in place carry", type, op, n);
+                        GS_TEST_CHECK_CASE(memcmp(a, b, (size_t)n * elem) == 0, "in place", type, op, n);
+                        GS_TEST_CHECK_CASE(carry.u == carry_in_place.u, "in place carry", type, op, n);
                     }
-                    CHECK_CASE(overflow == overflow_in_place, "in place overflow", type, op, n);
+                    GS_TEST_CHECK_CASE(overflow == overflow_in_place, "in place overflow", type, op, n);
                 }
                 free(in);
                 free(a);
@@ -510,8 +348,8 @@ static void test_i64_overflow_position(void)
                                             &carry, &overflow)));
             CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d_out, (size_t)n * 8)));
             const int64_t *expect = kinds[k] == GS_INCLUSIVE ? inclusive : exclusive;
-            CHECK_CASE(memcmp(got, expect, (size_t)n * 8) == 0, "hand scan", GS_I64, GS_SUM, n);
-            CHECK_CASE(overflow == (n >= 4), "hand overflow", GS_I64, GS_SUM, n);
+            GS_TEST_CHECK_CASE(memcmp(got, expect, (size_t)n * 8) == 0, "hand scan", GS_I64, GS_SUM, n);
+            GS_TEST_CHECK_CASE(overflow == (n >= 4), "hand overflow", GS_I64, GS_SUM, n);
         }
     }
     gs_acc sum;
@@ -528,15 +366,15 @@ static void test_empty(void)
         for (int op = 0; op < GS_OP_COUNT; op++) {
             gs_acc got;
             CHECK_GPU(gpu_call(gs_cuda_reduce(gpu, type, op, NULL, 0, &got)));
-            CHECK_CASE(gs_verify_reduce_ok(type, op, got, gs_acc_identity(type, op), 0, 0.0),
+            GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, got, gs_acc_identity(type, op), 0, 0.0),
                        "empty reduce", type, op, 0);
-            rng r = case_rng(5, (uint64_t)type, (uint64_t)op);
+            gs_test_rng r = gs_test_case_rng(5, (uint64_t)type, (uint64_t)op, 1);
             double abs_offset;
-            gs_acc carry_in = random_carry(type, op, &r, &abs_offset), carry_out;
+            gs_acc carry_in = gs_test_random_carry(type, op, &r, &abs_offset, float_value), carry_out;
             int overflow = -1;
             CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, GS_EXCLUSIVE, NULL, NULL, 0, carry_in,
                                             &carry_out, &overflow)));
-            CHECK_CASE(same_carry(type, op, carry_out, carry_in, 0, 0.0) && overflow == 0,
+            GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry_out, carry_in, 0, 0.0) && overflow == 0,
                        "empty scan", type, op, 0);
         }
     }
@@ -549,7 +387,7 @@ static void test_generate(void)
 {
     const int64_t n = capped(BIG_N), starts[] = {0, 12345, ((int64_t)1 << 33) + 7};
     void *d = device_alloc((size_t)n * 8);
-    void *got = alloc_or_fail((size_t)n * 8), *want = alloc_or_fail((size_t)n * 8);
+    void *got = gs_test_alloc_or_fail((size_t)n * 8), *want = gs_test_alloc_or_fail((size_t)n * 8);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int s = 0; s < 3; s++) {
             const uint64_t seed = gs_test_seed() + (uint64_t)s;
@@ -567,7 +405,7 @@ static void test_generate(void)
                 default: ((double *)want)[i] = gs_gen_f64(seed, k); break;
                 }
             }
-            CHECK_CASE(memcmp(got, want, (size_t)n * gs_type_size(type)) == 0, "generate", type,
+            GS_TEST_CHECK_CASE(memcmp(got, want, (size_t)n * gs_type_size(type)) == 0, "generate", type,
                        GS_SUM, start);
         }
     }
@@ -607,8 +445,8 @@ static void test_large(void)
     int64_t spots[40] = {0, 1, 4095, 4096, ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
                          ((int64_t)1 << 31) + 1, n - 2, n - 1};
     int nspots = 9;
-    rng r = case_rng(6, 0, 0);
-    while (nspots < 40) spots[nspots++] = (int64_t)rng_below(&r, (uint64_t)n);
+    gs_test_rng r = gs_test_case_rng(6, 0, 0, 1);
+    while (nspots < 40) spots[nspots++] = (int64_t)gs_test_rng_below(&r, (uint64_t)n);
     for (int i = 1; i < nspots; i++)
         for (int j = i; j > 0 && spots[j] < spots[j - 1]; j--) {
             const int64_t tmp = spots[j];
@@ -682,11 +520,11 @@ static void test_async_chain(void)
     const int64_t n = capped(BIG_N);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
-            rng r = case_rng(7, (uint64_t)type, (uint64_t)op);
-            const size_t elem = gs_type_size(type), oelem = out_size(type, op);
-            void *in = alloc_or_fail((size_t)n * elem), *whole = alloc_or_fail((size_t)n * oelem);
-            void *parts = alloc_or_fail((size_t)n * oelem);
-            fill_random(type, op, in, n, 1, &r);
+            gs_test_rng r = gs_test_case_rng(7, (uint64_t)type, (uint64_t)op, 1);
+            const size_t elem = gs_type_size(type), oelem = gs_test_out_size(type, op);
+            void *in = gs_test_alloc_or_fail((size_t)n * elem), *whole = gs_test_alloc_or_fail((size_t)n * oelem);
+            void *parts = gs_test_alloc_or_fail((size_t)n * oelem);
+            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
             char *d_in = device_alloc((size_t)n * elem), *d_out = device_alloc((size_t)n * oelem);
             char *d_scalars = device_alloc(64);
             gs_acc *d_carry = (gs_acc *)d_scalars;
@@ -694,7 +532,7 @@ static void test_async_chain(void)
             gs_acc *d_acc = (gs_acc *)(d_scalars + 32);
             CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
             int64_t cut[6] = {0, n};
-            for (int c = 2; c < 6; c++) cut[c] = (int64_t)rng_below(&r, (uint64_t)n + 1);
+            for (int c = 2; c < 6; c++) cut[c] = (int64_t)gs_test_rng_below(&r, (uint64_t)n + 1);
             for (int i = 1; i < 6; i++)
                 for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
                     const int64_t tmp = cut[j];
@@ -703,7 +541,7 @@ static void test_async_chain(void)
                 }
             for (int k = 0; k < 2; k++) {
                 double abs_offset;
-                const gs_acc carry_in = random_carry(type, op, &r, &abs_offset);
+                const gs_acc carry_in = gs_test_random_carry(type, op, &r, &abs_offset, float_value);
                 gs_acc whole_carry, carry;
                 int whole_overflow;
                 CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_out, n, carry_in,
@@ -732,15 +570,15 @@ static void test_async_chain(void)
                 memcpy(&acc, back + 32, sizeof acc);
                 gs_verify_scan v;
                 gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
-                CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "async chain", type, op, n);
-                CHECK_CASE(same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), "async carry", type, op, n);
-                CHECK_CASE((overflow != 0) == whole_overflow, "async overflow", type, op, n);
-                CHECK_CASE(gs_verify_reduce_ok(type, op, acc, gs_verify_reduce_ref(type, op, in, n), n,
+                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "async chain", type, op, n);
+                GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), "async carry", type, op, n);
+                GS_TEST_CHECK_CASE((overflow != 0) == whole_overflow, "async overflow", type, op, n);
+                GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, acc, gs_verify_reduce_ref(type, op, in, n), n,
                                                gs_verify_abs_sum(type, in, n)),
                            "async reduce", type, op, n);
                 if (!gs_type_is_float(type)) {
-                    CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "async = sync", type, op, n);
-                    CHECK_CASE(carry.u == whole_carry.u, "async carry = sync", type, op, n);
+                    GS_TEST_CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "async = sync", type, op, n);
+                    GS_TEST_CHECK_CASE(carry.u == whole_carry.u, "async carry = sync", type, op, n);
                 }
                 /* a set flag stays set */
                 const uint32_t one = 1;
@@ -748,7 +586,7 @@ static void test_async_chain(void)
                 CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], d_in, d_out, 1, d_carry,
                                                       d_overflow)));
                 CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &overflow, d_overflow, sizeof overflow)));
-                CHECK_CASE(overflow != 0, "async overflow kept", type, op, n);
+                GS_TEST_CHECK_CASE(overflow != 0, "async overflow kept", type, op, n);
             }
             gs_cuda_free(gpu, d_in);
             gs_cuda_free(gpu, d_out);
@@ -771,10 +609,10 @@ static const int64_t ladder_sizes[] = {1, 31, 32, 33, 1023, 1025, 65537, BIG_N, 
  * element by element, with guard, carry and overflow flag (cub produces
  * neither). */
 static void check_ladder(gs_type type, gs_op op, int64_t n, int extreme, int offset, int k_begin, int k_end,
-                         rng *r)
+                         gs_test_rng *r)
 {
-    void *in = alloc_or_fail((size_t)n * gs_type_size(type));
-    fill_random(type, op, in, n, extreme, r);
+    void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
+    gs_test_fill_random(type, op, in, n, extreme, r, float_value);
     device_case c;
     case_open(&c, type, op, in, n, offset, offset);
     size_t work_bytes = 0;
@@ -801,7 +639,7 @@ static void check_ladder(gs_type type, gs_op op, int64_t n, int extreme, int off
         CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_acc, &got, sizeof got)));
         CHECK_GPU(gpu_call(gs_cuda_ladder_reduce(gpu, algo, type, op, c.in, n, d_acc, work, work_bytes)));
         CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &got, d_acc, sizeof got)));
-        CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), gs_algo_name(algo), type, op, n);
+        GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), gs_algo_name(algo), type, op, n);
     }
     for (int a = 0; a < GS_ALGO_COUNT; a++) {
         const gs_algo algo = (gs_algo)a;
@@ -809,7 +647,7 @@ static void check_ladder(gs_type type, gs_op op, int64_t n, int extreme, int off
         for (int k = k_begin; k < k_end; k++) {
             double abs_offset = 0.0;
             const gs_acc carry_in = algo == GS_ALGO_CUB ? gs_acc_identity(type, op)
-                                                        : random_carry(type, op, r, &abs_offset);
+                                                        : gs_test_random_carry(type, op, r, &abs_offset, float_value);
             unsigned char scalars[32];
             memset(scalars, 0, sizeof scalars);
             memcpy(scalars, &carry_in, sizeof carry_in);
@@ -817,19 +655,19 @@ static void check_ladder(gs_type type, gs_op op, int64_t n, int extreme, int off
             case_poison(&c);
             CHECK_GPU(gpu_call(gs_cuda_ladder_scan(gpu, algo, type, op, kinds[k], c.in, c.out, n, d_acc,
                                                    d_overflow, work, work_bytes)));
-            CHECK_CASE(case_fetch(&c), gs_algo_name(algo), type, op, n);
+            GS_TEST_CHECK_CASE(case_fetch(&c), gs_algo_name(algo), type, op, n);
             CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, scalars, d_scalars, sizeof scalars)));
             gs_verify_scan v;
             gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
-            CHECK_CASE(gs_verify_scan_chunk(&v, in, c.host_out, n) == 0, gs_algo_name(algo), type, op, n);
+            GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, c.host_out, n) == 0, gs_algo_name(algo), type, op, n);
             if (algo != GS_ALGO_CUB) {
                 gs_acc carry;
                 uint32_t overflow;
                 memcpy(&carry, scalars, sizeof carry);
                 memcpy(&overflow, scalars + sizeof(gs_acc), sizeof overflow);
-                CHECK_CASE(same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), gs_algo_name(algo),
+                GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), gs_algo_name(algo),
                            type, op, n);
-                CHECK_CASE((overflow != 0) == expect_overflow(type, op, in, n, carry_in), gs_algo_name(algo),
+                GS_TEST_CHECK_CASE((overflow != 0) == gs_test_expect_overflow(type, op, in, n, carry_in), gs_algo_name(algo),
                            type, op, n);
             }
         }
@@ -849,7 +687,7 @@ static void check_ladder_type(gs_type type)
         for (size_t s = 0; s < sizeof ladder_sizes / sizeof ladder_sizes[0]; s++) {
             const int64_t n = ladder_sizes[s];
             if (n > max_n()) continue;
-            rng r = case_rng(8, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s);
+            gs_test_rng r = gs_test_case_rng(8, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s, 1);
             const int one = (type + op) % 2;
             check_ladder(type, (gs_op)op, n, (int)(s % 2), (int)(s % 3 == 1), n > BIG_N ? one : 0,
                          n > BIG_N ? one + 1 : 2, &r);

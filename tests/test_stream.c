@@ -21,6 +21,7 @@
 #include "gs_cpu.h"
 #include "gs_pipe.h"
 #include "gs_test.h"
+#include "gs_test_data.h"
 #include "gs_verify.h"
 #ifdef HAVE_CUDA
 #include "gs_cuda.h"
@@ -76,9 +77,7 @@ static void *host_alloc(memory mem, size_t bytes)
     }
 #endif
     (void)mem;
-    p = malloc(bytes ? bytes : 1);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
-    return p;
+    return gs_test_alloc_or_fail(bytes);
 }
 
 static void host_free(memory mem, void *p)
@@ -93,12 +92,10 @@ static void host_free(memory mem, void *p)
     free(p);
 }
 
-static size_t out_size(gs_type type, gs_op op) { return gs_type_size(gs_scan_output_type(type, op)); }
-
 /* Reduce and scan (both kinds) one generated shard in every chunk shape. */
 static void check_shard(memory mem, gs_type type, gs_op op, int64_t n)
 {
-    const size_t in_bytes = (size_t)n * gs_type_size(type), out_bytes = (size_t)n * out_size(type, op);
+    const size_t in_bytes = (size_t)n * gs_type_size(type), out_bytes = (size_t)n * gs_test_out_size(type, op);
     void *in = host_alloc(mem, in_bytes), *out = host_alloc(mem, out_bytes), *whole = malloc(out_bytes);
     CU_ASSERT_PTR_NOT_NULL_FATAL(whole);
     gs_cpu_generate(type, 0x5eed, 1000, n, in);
@@ -157,7 +154,7 @@ static void test_carry_enters(void)
     for (int t = 0; t < GS_TYPE_COUNT; t++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             const gs_type type = (gs_type)t;
-            const size_t in_size = gs_type_size(type), osize = out_size(type, (gs_op)op);
+            const size_t in_size = gs_type_size(type), osize = gs_test_out_size(type, (gs_op)op);
             char *in = malloc((size_t)n * in_size), *out = malloc((size_t)n * osize);
             CU_ASSERT_PTR_NOT_NULL_FATAL(in);
             CU_ASSERT_PTR_NOT_NULL_FATAL(out);
