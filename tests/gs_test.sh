@@ -212,8 +212,8 @@ gs_find_python() {
     for gs_py in "${PYTHON3:-}" python3 /usr/bin/python3 /usr/local/bin/python3; do
         [ -n "$gs_py" ] || continue
         gs_import=
-        [ "$1" = any ] || gs_import="import $1;"
-        "$gs_py" -c "$gs_import import sys; print(sys.executable)" 2>/dev/null && return 0
+        [ "$1" = any ] || gs_import="import $1; "
+        "$gs_py" -c "${gs_import}import sys; print(sys.executable)" 2>/dev/null && return 0
     done
     return 1
 }
