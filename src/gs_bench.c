@@ -42,8 +42,6 @@
 #define GS_BENCH_HOST_COPY_BYTES ((size_t)256 << 20)
 #define GS_BENCH_DEVICE_COPY_BYTES ((size_t)1 << 30)
 #define GS_BENCH_H2D_BYTES ((size_t)256 << 20)
-/* Bytes per OpenMP work item of the host copy. */
-#define GS_BENCH_HOST_COPY_PIECE ((size_t)1 << 20)
 /* Largest global count: keeps every byte count of a shard within 64 bits. */
 #define GS_BENCH_MAX_N (INT64_MAX / 16)
 
@@ -69,22 +67,6 @@ static double sort_and_median(double *s, int n)
 
 /* ---- ceilings ----------------------------------------------------------------- */
 
-/* dst = src (or, with src NULL, dst filled with ones), split into pieces
- * over the OpenMP threads as the CPU backend's own loops are. */
-static void host_copy(char *dst, const char *src, size_t bytes)
-{
-    const int64_t pieces = (int64_t)((bytes + GS_BENCH_HOST_COPY_PIECE - 1) / GS_BENCH_HOST_COPY_PIECE);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-    for (int64_t i = 0; i < pieces; i++) {
-        size_t at = (size_t)i * GS_BENCH_HOST_COPY_PIECE;
-        size_t len = bytes - at < GS_BENCH_HOST_COPY_PIECE ? bytes - at : GS_BENCH_HOST_COPY_PIECE;
-        if (src) memcpy(dst + at, src + at, len);
-        else memset(dst + at, 1, len);
-    }
-}
-
 /* The CPU backend's ceiling: read plus write bytes of a parallel memcpy. */
 static gs_status host_copy_gbps(gs_context *ctx, double *gbps)
 {
@@ -94,13 +76,13 @@ static gs_status host_copy_gbps(gs_context *ctx, double *gbps)
     if (!src || !dst) {
         st = gs_fail(ctx, GS_ERR_NOMEM, "cannot allocate 2 x %zu bytes to measure the memory copy bandwidth", bytes);
     } else {
-        /* the first touch of each page lands on the thread that copies it */
-        host_copy(src, NULL, bytes);
-        host_copy(dst, src, bytes);
+        /* the first copy places dst's pages on the threads that copy them */
+        memset(src, 1, bytes);
+        gs_cpu_copy(dst, src, bytes);
         double seconds[GS_BENCH_CEILING_REPS];
         for (int i = 0; i < GS_BENCH_CEILING_REPS; i++) {
             double t0 = gs_now();
-            host_copy(dst, src, bytes);
+            gs_cpu_copy(dst, src, bytes);
             seconds[i] = gs_now() - t0;
         }
         double median = sort_and_median(seconds, GS_BENCH_CEILING_REPS);

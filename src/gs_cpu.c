@@ -29,6 +29,8 @@
 #include <omp.h>
 #endif
 
+#include <string.h>
+
 #include "gs_cpu.h"
 #include "gs_gen.h"
 
@@ -365,5 +367,22 @@ void gs_cpu_generate(gs_type type, uint64_t seed, int64_t start, int64_t n, void
         int64_t lo, hi;
         split_range(0, n, team_threads(), thread_index(), &lo, &hi);
         generate(seed, start, out, lo, hi);
+    }
+}
+
+/* Pieces of 1 MiB: large enough for memcpy's fast path, small enough to
+ * spread a few megabytes over every thread. */
+#define GS_CPU_COPY_PIECE ((size_t)1 << 20)
+
+void gs_cpu_copy(void *dst, const void *src, size_t bytes)
+{
+    const int64_t pieces = (int64_t)((bytes + GS_CPU_COPY_PIECE - 1) / GS_CPU_COPY_PIECE);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(static)
+#endif
+    for (int64_t i = 0; i < pieces; i++) {
+        size_t at = (size_t)i * GS_CPU_COPY_PIECE;
+        size_t len = bytes - at < GS_CPU_COPY_PIECE ? bytes - at : GS_CPU_COPY_PIECE;
+        memcpy((char *)dst + at, (const char *)src + at, len);
     }
 }

@@ -23,6 +23,10 @@ void gs_cpu_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in, void
 /* Fill out[0..n) with elements [start, start+n) of the generated array. */
 void gs_cpu_generate(gs_type type, uint64_t seed, int64_t start, int64_t n, void *out);
 
+/* dst = src over the backend's threads: one thread's memcpy falls well
+ * short of the memory's bandwidth. */
+void gs_cpu_copy(void *dst, const void *src, size_t bytes);
+
 /* Threads the backend uses (1 without OpenMP). */
 int gs_cpu_threads(void);
 

@@ -47,8 +47,6 @@
 #define GS_GPU_PHASES (GS_PHASE_D2H + 1)
 /* The copy streams: chunks in, chunks out. */
 enum { GS_COPY_IN = 0, GS_COPY_OUT = 1 };
-/* Bytes per piece of a host copy shared out among the OpenMP threads. */
-#define GS_HOST_COPY_PIECE ((size_t)1 << 20)
 
 /* Memory that only grows, kept from call to call. */
 typedef struct gs_buffer {
@@ -499,22 +497,6 @@ static gs_status drain(gs_pipe *p, gs_status st)
 
 /* ---- the host's side of a chunk ---------------------------------------------------- */
 
-/* Copy between the caller's pageable memory and a pinned slot on every
- * OpenMP thread: one thread's memcpy falls well short of the memory's
- * bandwidth. */
-static void host_copy(void *dst, const void *src, size_t bytes)
-{
-    const int64_t pieces = (int64_t)((bytes + GS_HOST_COPY_PIECE - 1) / GS_HOST_COPY_PIECE);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-    for (int64_t i = 0; i < pieces; i++) {
-        size_t at = (size_t)i * GS_HOST_COPY_PIECE;
-        size_t len = bytes - at < GS_HOST_COPY_PIECE ? bytes - at : GS_HOST_COPY_PIECE;
-        memcpy((char *)dst + at, (const char *)src + at, len);
-    }
-}
-
 /* Collective read of chunk k's input into `dst`: m elements, or nothing from
  * a rank that failed already (`st`), which only keeps the count of calls. */
 static gs_status read_chunk(gs_pipe *p, int64_t k, int64_t m, void *dst, gs_status st, gs_phase phase)
@@ -559,7 +541,7 @@ static gs_status load(gs_pipe *p, int64_t k, int s, int64_t m, gs_status st, con
         st = read_chunk(p, k, m, staged, st, GS_PHASE_READ);
     } else if (st == GS_OK && p->on_device && !p->in_pinned) {
         double t0 = gs_now();
-        host_copy(staged, caller_chunk(p, p->in.host, k, p->in_size), (size_t)m * p->in_size);
+        gs_cpu_copy(staged, caller_chunk(p, p->in.host, k, p->in_size), (size_t)m * p->in_size);
         p->t[GS_PHASE_READ] += since(t0);
     }
     *host_in = staged;
@@ -636,7 +618,7 @@ static gs_status write_chunk(gs_pipe *p, int64_t j, int64_t m, const void *host_
                                          st == GS_OK ? (uint64_t)m * p->out_size : 0);
         if (st == GS_OK) st = ws;
     } else if (st == GS_OK && p->on_device && !p->out_pinned) {
-        host_copy(caller_chunk(p, p->out.host, j, p->out_size), host_out, (size_t)m * p->out_size);
+        gs_cpu_copy(caller_chunk(p, p->out.host, j, p->out_size), host_out, (size_t)m * p->out_size);
     }
     p->t[GS_PHASE_WRITE] += since(t0);
     return st;
