@@ -55,7 +55,7 @@ typedef struct cli_bench_report {
     const gs_rank_info *info;
     const gs_bench_ceiling *ceilings;
     gs_bench_ceiling slowest;       /* the least of each ceiling over the ranks */
-    char copy_gbps[24], h2d_gbps[24];
+    char copy_gbps[24], h2d_gbps[24], duplex_gbps[24];
     cli_bench_row *rows;
     int n_rows;
     double avg_gbps_rank;
@@ -110,7 +110,8 @@ static void bench_usage(FILE *out)
 "Columns: time is the median per run in microseconds; GB/s count bytes read plus\n"
 "written (n x input size, plus n x output size for scans) per rank and over all\n"
 "ranks; %ceil is GB/s per rank against the slowest rank's measured ceiling\n"
-"(device copy for resident data, pinned host-to-device for streamed data);\n"
+"(device copy for resident data; for streamed data pinned host-to-device\n"
+"for reductions, host-to-device and device-to-host at once for scans);\n"
 "#wrong counts the wrong elements of the worst checked run (1 for a wrong\n"
 "reduction). Exit status: 0 when all is right, 1 when anything is wrong, a run\n"
 "fails or the average is below --min-bw, 2 for a usage error.\n",
@@ -284,10 +285,12 @@ static const char *kind_name(const gs_bench_case *c)
 }
 
 /* The ceiling a case is held against: streamed data on the GPU crosses the
- * host link, everything else the memory of its backend. */
+ * host link (a scan's both ways at once), everything else the memory of its
+ * backend. */
 static double ceiling_of(const cli_bench_report *rep, const gs_bench_case *c)
 {
-    if (rep->backend == GS_BACKEND_CUDA && c->mode == GS_BENCH_STREAMED) return rep->slowest.h2d_gbps;
+    if (rep->backend == GS_BACKEND_CUDA && c->mode == GS_BENCH_STREAMED)
+        return c->scan ? rep->slowest.duplex_gbps : rep->slowest.h2d_gbps;
     return rep->slowest.copy_gbps;
 }
 
@@ -321,14 +324,16 @@ static void print_header(FILE *out, const cli_bench_report *rep)
         const gs_rank_info *r = &rep->info[i];
         fprintf(out, "#  rank %3d  host %s  local rank %d  ", r->rank, r->host, r->local_rank);
         if (r->device >= 0)
-            fprintf(out, "GPU %d %s (PCI %s)  copy %.1f GB/s  h2d %.1f GB/s\n", r->device, r->device_name,
-                    r->pci_bus_id, rep->ceilings[i].copy_gbps, rep->ceilings[i].h2d_gbps);
+            fprintf(out, "GPU %d %s (PCI %s)  copy %.1f GB/s  h2d %.1f GB/s  h2d+d2h %.1f GB/s\n", r->device,
+                    r->device_name, r->pci_bus_id, rep->ceilings[i].copy_gbps, rep->ceilings[i].h2d_gbps,
+                    rep->ceilings[i].duplex_gbps);
         else
             fprintf(out, "cpu backend, %d thread(s)  copy %.1f GB/s\n", r->cpu_threads, rep->ceilings[i].copy_gbps);
     }
     if (rep->backend == GS_BACKEND_CUDA)
-        fprintf(out, "# ceilings (slowest rank): resident data %s GB/s (device copy), streamed data %s GB/s (pinned host to device)\n",
-                rep->copy_gbps, rep->h2d_gbps);
+        fprintf(out, "# ceilings (slowest rank): resident data %s GB/s (device copy); streamed data: reductions %s GB/s\n"
+                     "#   (pinned host to device), scans %s GB/s (pinned host to device and back at once)\n",
+                rep->copy_gbps, rep->h2d_gbps, rep->duplex_gbps);
     else
         fprintf(out, "# ceiling (slowest rank): %s GB/s (host memory copy) for resident and streamed data\n",
                 rep->copy_gbps);
@@ -412,10 +417,11 @@ static void write_json(FILE *f, const void *data)
         json_string(f, r->device >= 0 ? r->device_name : "cpu");
         fprintf(f, ", \"pci_bus_id\": ");
         json_string(f, r->pci_bus_id);
-        fprintf(f, ", \"copy_gbps\": %.6g, \"h2d_gbps\": %.6g}", rep->ceilings[i].copy_gbps, rep->ceilings[i].h2d_gbps);
+        fprintf(f, ", \"copy_gbps\": %.6g, \"h2d_gbps\": %.6g, \"duplex_gbps\": %.6g}", rep->ceilings[i].copy_gbps,
+                rep->ceilings[i].h2d_gbps, rep->ceilings[i].duplex_gbps);
     }
-    fprintf(f, "],\n \"ceiling\": {\"copy_gbps\": %s, \"h2d_gbps\": %s},\n \"rows\": [",
-            rep->copy_gbps, json_field(rep->h2d_gbps));
+    fprintf(f, "],\n \"ceiling\": {\"copy_gbps\": %s, \"h2d_gbps\": %s, \"duplex_gbps\": %s},\n \"rows\": [",
+            rep->copy_gbps, json_field(rep->h2d_gbps), json_field(rep->duplex_gbps));
     for (int i = 0; i < rep->n_rows; i++) {
         const cli_bench_row *row = &rep->rows[i];
         fprintf(f, "%s\n  {\"elements\": %lld, \"bytes\": %llu, \"type\": \"%s\", \"op\": \"%s\", \"kind\": \"%s\", "
@@ -443,10 +449,12 @@ static void fill_ceilings(cli_bench_report *rep)
     for (int i = 1; i < rep->ranks; i++) {
         rep->slowest.copy_gbps = fmin(rep->slowest.copy_gbps, rep->ceilings[i].copy_gbps);
         rep->slowest.h2d_gbps = fmin(rep->slowest.h2d_gbps, rep->ceilings[i].h2d_gbps);
+        rep->slowest.duplex_gbps = fmin(rep->slowest.duplex_gbps, rep->ceilings[i].duplex_gbps);
     }
     snprintf(rep->copy_gbps, sizeof rep->copy_gbps, "%.1f", rep->slowest.copy_gbps);
-    if (rep->backend == GS_BACKEND_CUDA) snprintf(rep->h2d_gbps, sizeof rep->h2d_gbps, "%.1f", rep->slowest.h2d_gbps);
-    else snprintf(rep->h2d_gbps, sizeof rep->h2d_gbps, CLI_NO_VALUE);
+    const int link = rep->backend == GS_BACKEND_CUDA;
+    snprintf(rep->h2d_gbps, sizeof rep->h2d_gbps, link ? "%.1f" : CLI_NO_VALUE, rep->slowest.h2d_gbps);
+    snprintf(rep->duplex_gbps, sizeof rep->duplex_gbps, link ? "%.1f" : CLI_NO_VALUE, rep->slowest.duplex_gbps);
 }
 
 /* Run every case in order: mode, collective, type, op, then size, so that

@@ -213,6 +213,8 @@ typedef struct gs_bench_ceiling {
     double copy_gbps;   /* memory to memory, bytes read plus written: device-to-device
                            cudaMemcpy (CUDA), memcpy on the OpenMP threads (CPU) */
     double h2d_gbps;    /* pinned host-to-device cudaMemcpy; 0 on the CPU backend */
+    double duplex_gbps; /* pinned host-to-device and device-to-host cudaMemcpy at once, bytes
+                           of both directions; 0 on the CPU backend */
 } gs_bench_ceiling;
 
 /* Collective: measures every rank's ceilings at the same time (ranks on one

@@ -108,14 +108,16 @@ static gs_status device_ceilings(gs_context *ctx, gs_bench_ceiling *c)
     if (d2d > free_bytes / 4) d2d = (size_t)(free_bytes / 4);
     GS_CHECK(cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_D2D, d2d,
                                                      GS_BENCH_CEILING_REPS, &c->copy_gbps)));
-    return cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_H2D, GS_BENCH_H2D_BYTES,
-                                                   GS_BENCH_CEILING_REPS, &c->h2d_gbps));
+    GS_CHECK(cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_H2D, GS_BENCH_H2D_BYTES,
+                                                     GS_BENCH_CEILING_REPS, &c->h2d_gbps)));
+    return cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_DUPLEX, GS_BENCH_H2D_BYTES,
+                                                   GS_BENCH_CEILING_REPS, &c->duplex_gbps));
 }
 #endif
 
 gs_status gs_bench_ceilings(gs_context *ctx, gs_bench_ceiling *all)
 {
-    gs_bench_ceiling mine = {0, 0};
+    gs_bench_ceiling mine = {0, 0, 0};
     /* an agreement is an Allreduce: every rank starts measuring together */
     GS_CHECK(gs_mpi_agree(ctx, GS_OK));
     gs_status st;
