@@ -50,6 +50,12 @@ gs_status gs_cuda_copy_d2h(gs_cuda *g, void *dst, const void *src, size_t bytes)
 gs_status gs_cuda_generate(gs_cuda *g, gs_type type, uint64_t seed, int64_t start,
                            int64_t n, void *d_out);
 
+/* The kernels that gs_cuda_reduce, gs_cuda_scan and their asynchronous
+ * forms run from now on: GS_ALGO_DEFAULT (the default of a new handle), or
+ * a variant that serves reductions and one that serves scans
+ * (gs_algo_serves). */
+gs_status gs_cuda_set_variants(gs_cuda *g, gs_algo reduce, gs_algo scan);
+
 /* Reduction partial of d_in[0..n), returned to the host. */
 gs_status gs_cuda_reduce(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
                          gs_acc *partial);

@@ -66,6 +66,9 @@ struct gs_cuda {
     void *d_tiles;                     /* scan tile states */
     size_t tiles_bytes;
     uint64_t scan_epoch;               /* incremented per scan launch, never 0 */
+    gs_algo reduce_algo, scan_algo;    /* the kernels gs_cuda_reduce* and gs_cuda_scan* run */
+    void *d_variant_work;              /* scratch of the variants (gs_cuda_variant.cu) */
+    size_t variant_work_bytes;
     char error[512];
 };
 
@@ -849,6 +852,29 @@ gs_status gs_scan_setup(gs_cuda *g, gs_scan_kind kind, const void *d_in, void *d
     *tiles = (unsigned)count;
     return GS_OK;
 }
+
+/* The default scan of d_in[0..n), queued on the compute stream with the
+ * carry and overflow flag of `io` (gs_cuda_scan.cu). */
+gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
+                          void *d_out, int64_t n, const gs_scan_io &io);
+
+/* The variant of g->reduce_algo or g->scan_algo in place of the default
+ * (gs_cuda_variant.cu), with the default's contract: a reduction replaces
+ * *result with its partial, or combines it in (accumulate); a scan follows
+ * `io`. Scratch comes from the handle. */
+gs_status gs_variant_reduce(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
+                            gs_acc *result, bool accumulate);
+gs_status gs_variant_scan(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
+                          void *d_out, int64_t n, const gs_scan_io &io);
+
+/* CUB's scan from the carry at *d_carry_in (gs_cuda_ladder_cub.cu), as the
+ * cub variant runs it for gs_scan: the carry after the last element goes to
+ * *d_carry_out (not d_carry_in: both are read and written by one kernel),
+ * overflows of 64-bit sums set *d_overflow. With work == NULL, *bytes = the
+ * scratch it needs. At most 2^31 - 1 elements. */
+gs_status gs_cub_scan_carried(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
+                              void *d_out, int64_t n, const gs_acc *d_carry_in, gs_acc *d_carry_out,
+                              uint32_t *d_overflow, void *work, size_t *bytes);
 
 /* The ladder's cub variant (gs_cuda_ladder_cub.cu): with work == NULL,
  * *bytes = the scratch a reduction (scan 0, into the reduce_t at d_out) or

@@ -540,8 +540,6 @@ gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op, 
                               uint32_t *d_overflow, void *work, size_t work_bytes)
 {
     GS_CUDA_PASS(check_algo(g, algo, 1));
-    if (algo == GS_ALGO_DEFAULT)
-        return gs_cuda_scan_async(g, type, op, kind, d_in, d_out, n, d_carry, d_overflow);
     GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_ladder_scan", type, op, d_in, n));
     GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_ladder_scan (output)", gs_scan_output_type(type, op), op,
                                     d_out, n));
@@ -560,6 +558,7 @@ gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op, 
     io.carry_src = d_carry;
     io.carry_dst = d_carry;
     io.overflow = d_overflow;
+    if (algo == GS_ALGO_DEFAULT) return gs_scan_default(g, type, op, kind, d_in, d_out, n, io);
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
         if (algo == GS_ALGO_REDUCE_THEN_SCAN)

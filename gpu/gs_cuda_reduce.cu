@@ -14,6 +14,7 @@ static gs_status reduce_dispatch(gs_cuda *g, gs_type type, gs_op op, const void 
                                  gs_acc *result, bool accumulate)
 {
     GS_CUDA_PASS(gs_cuda_enter(g));
+    if (g->reduce_algo != GS_ALGO_DEFAULT) return gs_variant_reduce(g, type, op, d_in, n, result, accumulate);
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
         using T = typename Tr::in_t;

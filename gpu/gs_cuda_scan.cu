@@ -32,14 +32,25 @@ static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, vo
     return GS_OK;
 }
 
-static gs_status scan_dispatch(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
-                               const void *d_in, void *d_out, int64_t n, const gs_scan_io &io)
+gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
+                          void *d_out, int64_t n, const gs_scan_io &io)
 {
     GS_CUDA_PASS(gs_cuda_enter(g));
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
         return scan_launch<Tr, typename gs_scan_tuning<Tr>::shape>(g, kind, d_in, d_out, n, io);
     });
+}
+
+/* The handle's scan: the default, or the variant chosen for it. */
+static gs_status scan_dispatch(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
+                               const void *d_in, void *d_out, int64_t n, const gs_scan_io &io)
+{
+    if (g->scan_algo != GS_ALGO_DEFAULT) {
+        GS_CUDA_PASS(gs_cuda_enter(g));
+        return gs_variant_scan(g, type, op, kind, d_in, d_out, n, io);
+    }
+    return gs_scan_default(g, type, op, kind, d_in, d_out, n, io);
 }
 
 /* The arguments every scan entry point takes; `what` names the call. */

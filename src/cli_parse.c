@@ -35,6 +35,10 @@ void cli_print_usage(FILE *out)
 "      --chunk N        elements per chunk, the unit of reads, copies, kernels and writes\n"
 "                       (default: 32 MiB of input, less for small shards or little memory)\n"
 "      --depth K        chunks in flight at once, 1 to 16 (default 4)\n"
+"      --algo NAME      the kernels (CUDA backend): default, cub; reductions: divergent\n"
+"                       strided sequential first-add unroll-last-warp unroll-all grid-stride;\n"
+"                       scans: hillis-steele blelloch multi-kernel reduce-then-scan\n"
+"                       (gpuscan ladder times them side by side)\n"
 "      --stream         stream the shard through the GPU in chunks, whatever its size\n"
 "      --resident       hold the whole shard on the GPU (an error if it does not fit);\n"
 "                       default: resident for scans on several ranks when it fits\n"
@@ -82,7 +86,7 @@ static int usage_error(char *err, size_t errlen, const char *fmt, const char *wh
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
 {
     enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_DEPTH, OPT_STREAM,
-           OPT_RESIDENT, OPT_VERIFY, OPT_JSON };
+           OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO };
     static const struct option options[] = {
         {"input", required_argument, 0, 'i'},      {"generate", required_argument, 0, 'g'},
         {"type", required_argument, 0, 't'},       {"op", required_argument, 0, 'o'},
@@ -90,7 +94,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         {"exclusive", no_argument, 0, OPT_EXCLUSIVE}, {"backend", required_argument, 0, OPT_BACKEND},
         {"device", required_argument, 0, OPT_DEVICE}, {"chunk", required_argument, 0, OPT_CHUNK},
         {"depth", required_argument, 0, OPT_DEPTH},  {"stream", no_argument, 0, OPT_STREAM},
-        {"resident", no_argument, 0, OPT_RESIDENT},
+        {"resident", no_argument, 0, OPT_RESIDENT}, {"algo", required_argument, 0, OPT_ALGO},
         {"verify", no_argument, 0, OPT_VERIFY},    {"json", required_argument, 0, OPT_JSON},
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
@@ -113,6 +117,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         first = 2;
     }
     int has_gen = 0;
+    const char *algo_name = NULL;
     optind = first;
     opterr = 0;
     int c;
@@ -169,6 +174,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
             a->run.residency = want;
             break;
         }
+        case OPT_ALGO: algo_name = optarg; break;
         case OPT_VERIFY: a->run.verify = 1; break;
         case OPT_JSON: a->json_path = optarg; break;
         case 'q': a->quiet = 1; break;
@@ -180,7 +186,17 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
     }
     if (optind < argc) return usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
     if (a->command == CLI_NONE) return usage_error(err, errlen, "%s", "no command given (reduce, scan, info; --help)");
-    if (a->command == CLI_INFO) return CLI_EXIT_OK;
+    if (a->command == CLI_INFO) return algo_name ? usage_error(err, errlen, "%s", "--algo is for reduce and scan") : CLI_EXIT_OK;
+    if (algo_name) {
+        const int scan = a->command == CLI_SCAN;
+        gs_algo algo;
+        if (gs_algo_from_name(algo_name, &algo) != GS_OK || !gs_algo_serves(algo, scan))
+            return usage_error(err, errlen, scan ? "--algo %s: no scan variant (see gpuscan --help)"
+                                                 : "--algo %s: no reduction variant (see gpuscan --help)",
+                               algo_name);
+        if (scan) a->cfg.scan_algo = algo;
+        else a->cfg.reduce_algo = algo;
+    }
     if (!a->src.path == !has_gen)
         return usage_error(err, errlen, "%s", "give exactly one input: -i FILE or -g N");
     if (a->command == CLI_SCAN && !a->out_path)

@@ -28,6 +28,13 @@ static double compute_gbps(const gs_report *rep)
     return t > 0 ? (double)rep->bytes / t * 1e-9 : 0.0;
 }
 
+/* The kernels of the command's own pass (a scan's reduction pass on several
+ * ranks runs the default reduction). */
+static gs_algo command_algo(const cli_args *a)
+{
+    return a->command == CLI_SCAN ? a->cfg.scan_algo : a->cfg.reduce_algo;
+}
+
 static void describe_devices(char *buf, size_t len, const gs_report *rep, const gs_rank_info *ranks)
 {
     if (rep->backend != GS_BACKEND_CUDA) {
@@ -70,10 +77,10 @@ void cli_print_summary(FILE *out, const cli_args *a, const gs_report *rep, const
             fprintf(out, "  %s %.4f/%.4f/%.4f", gs_phase_name((gs_phase)p), rep->phase_min[p],
                     rep->phase_avg[p], rep->phase_max[p]);
     fputc('\n', out);
-    fprintf(out, "pipeline  %s, chunks of %lld elements, depth %d, input read %dx; overlap %.2f "
+    fprintf(out, "pipeline  %s, %s kernels, chunks of %lld elements, depth %d, input read %dx; overlap %.2f "
                  "(sum of phase times / wall time)\n",
-            rep->streamed ? "streamed" : "resident", (long long)rep->chunk, rep->depth,
-            rep->input_passes, rep->overlap);
+            rep->streamed ? "streamed" : "resident", gs_algo_name(command_algo(a)), (long long)rep->chunk,
+            rep->depth, rep->input_passes, rep->overlap);
     if (rep->verified) fprintf(out, "#wrong  %lld\n", (long long)rep->wrong);
 }
 
@@ -102,9 +109,10 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
         fprintf(f, ", \"result_type\": \"%s\", \"result\": %s", gs_type_name(result->type), value);
     }
     if (rep->verified) fprintf(f, ", \"wrong\": %lld", (long long)rep->wrong);
-    fprintf(f, ", \"mode\": \"%s\", \"chunk\": %lld, \"depth\": %d, \"input_passes\": %d, \"overlap\": %.6g",
-            rep->streamed ? "streamed" : "resident", (long long)rep->chunk, rep->depth, rep->input_passes,
-            rep->overlap);
+    fprintf(f, ", \"algo\": \"%s\", \"mode\": \"%s\", \"chunk\": %lld, \"depth\": %d, \"input_passes\": %d, "
+               "\"overlap\": %.6g",
+            gs_algo_name(command_algo(a)), rep->streamed ? "streamed" : "resident", (long long)rep->chunk,
+            rep->depth, rep->input_passes, rep->overlap);
     fprintf(f, ", \"phases\": {");
     for (int p = 0; p < GS_PHASE_COUNT; p++)
         fprintf(f, "%s\"%s\": {\"min\": %.9g, \"avg\": %.9g, \"max\": %.9g}", p ? ", " : "",

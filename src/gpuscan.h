@@ -78,13 +78,47 @@ gs_type gs_scan_output_type(gs_type t, gs_op op);
 /* ---- context ------------------------------------------------------------- */
 typedef struct gs_context gs_context;
 
+/* ---- kernel variants ------------------------------------------------------
+ * The CUDA backend's kernels: the tuned default, the classic optimisation
+ * steps of the reduction ladder and of the scans, and CUB as a reference.
+ * Every variant serves every (type, op) with the semantics of the default;
+ * gs_config chooses the one gs_reduce / gs_scan run, `gpuscan ladder` runs
+ * them side by side. */
+typedef enum gs_algo {
+    GS_ALGO_DEFAULT,            /* reduce and scan: the tuned default */
+    /* reductions, the classic steps */
+    GS_ALGO_DIVERGENT,          /* (1) interleaved addressing, divergent branching */
+    GS_ALGO_STRIDED,            /* (2) interleaved addressing, strided index */
+    GS_ALGO_SEQUENTIAL,         /* (3) sequential addressing */
+    GS_ALGO_FIRST_ADD,          /* (4) first add during the global load */
+    GS_ALGO_UNROLL_LAST_WARP,   /* (5) the last warp unrolled */
+    GS_ALGO_UNROLL_ALL,         /* (6) complete unrolling, block size a template parameter */
+    GS_ALGO_GRID_STRIDE,        /* (7) many elements per thread */
+    /* scans */
+    GS_ALGO_HILLIS_STEELE,      /* Hillis-Steele block scan (double-buffered), block sums scanned recursively */
+    GS_ALGO_BLELLOCH,           /* work-efficient Blelloch block scan, padded against bank conflicts, likewise */
+    GS_ALGO_MULTI_KERNEL,       /* shuffle block scan of several elements per thread, likewise */
+    GS_ALGO_REDUCE_THEN_SCAN,   /* tile totals, their scan, the tiles scanned from it */
+    /* both: the reference */
+    GS_ALGO_CUB,                /* CUB DeviceReduce / DeviceScan */
+    GS_ALGO_COUNT
+} gs_algo;
+
+const char *gs_algo_name(gs_algo a);                /* "divergent", "default", "cub" */
+gs_status gs_algo_from_name(const char *name, gs_algo *a);
+/* 1 when the variant computes reductions (scan 0) or scans (scan 1). */
+int gs_algo_serves(gs_algo a, int scan);
+
 typedef struct gs_config {
     gs_backend backend;   /* AUTO: CUDA when a GPU is usable, else CPU */
     int device;           /* -1: bind by node-local rank; else this device */
     size_t device_mem_cap;/* 0: no cap; else bytes of device memory gpuscan may use */
+    gs_algo reduce_algo;  /* the kernels of reductions: GS_ALGO_DEFAULT, or a variant that
+                             serves reductions (CUDA backend only) */
+    gs_algo scan_algo;    /* the kernels of scans, likewise */
 } gs_config;
 
-#define GS_CONFIG_INIT { GS_BACKEND_AUTO, -1, 0 }
+#define GS_CONFIG_INIT { GS_BACKEND_AUTO, -1, 0, GS_ALGO_DEFAULT, GS_ALGO_DEFAULT }
 
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
  * On failure *ctx is still returned when allocated, so that
@@ -259,32 +293,9 @@ gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result 
  * Every kernel variant of the CUDA backend, the classic optimisation steps
  * first and the tuned default last, run side by side on the same
  * device-resident data of one rank's GPU, each timed and checked against the
- * independent reference (`gpuscan ladder`). Every variant serves every
- * (type, op) with the semantics of the default. */
-typedef enum gs_algo {
-    GS_ALGO_DEFAULT,            /* reduce and scan: the tuned default */
-    /* reductions, the classic steps */
-    GS_ALGO_DIVERGENT,          /* (1) interleaved addressing, divergent branching */
-    GS_ALGO_STRIDED,            /* (2) interleaved addressing, strided index */
-    GS_ALGO_SEQUENTIAL,         /* (3) sequential addressing */
-    GS_ALGO_FIRST_ADD,          /* (4) first add during the global load */
-    GS_ALGO_UNROLL_LAST_WARP,   /* (5) the last warp unrolled */
-    GS_ALGO_UNROLL_ALL,         /* (6) complete unrolling, block size a template parameter */
-    GS_ALGO_GRID_STRIDE,        /* (7) many elements per thread */
-    /* scans */
-    GS_ALGO_HILLIS_STEELE,      /* Hillis-Steele block scan (double-buffered), block sums scanned recursively */
-    GS_ALGO_BLELLOCH,           /* work-efficient Blelloch block scan, padded against bank conflicts, likewise */
-    GS_ALGO_MULTI_KERNEL,       /* shuffle block scan of several elements per thread, likewise */
-    GS_ALGO_REDUCE_THEN_SCAN,   /* tile totals, their scan, the tiles scanned from it */
-    /* both: the reference */
-    GS_ALGO_CUB,                /* CUB DeviceReduce / DeviceScan, from the identity */
-    GS_ALGO_COUNT
-} gs_algo;
-
-const char *gs_algo_name(gs_algo a);                /* "divergent", "default", "cub" */
-gs_status gs_algo_from_name(const char *name, gs_algo *a);
-/* 1 when the variant computes reductions (scan 0) or scans (scan 1). */
-int gs_algo_serves(gs_algo a, int scan);
+ * independent reference (`gpuscan ladder`). The variants are gs_algo's
+ * (kernel variants, above); the ladder's cub row is CUB's own call from the
+ * identity, without the carry and overflow check that gs_scan's needs. */
 
 typedef struct gs_ladder_case {
     int scan;              /* 0: reductions, 1: scans */

@@ -71,6 +71,34 @@ static gs_status bind_device(gs_context *ctx)
 #endif
 }
 
+/* The kernel variants asked for: each must serve its side, and anything
+ * but the default needs the CUDA backend, whose kernels they are. */
+static gs_status check_variants(gs_context *ctx)
+{
+    const gs_config *c = &ctx->cfg;
+    const gs_algo asked[2] = {c->reduce_algo, c->scan_algo};
+    for (int scan = 0; scan < 2; scan++) {
+        if ((unsigned)asked[scan] >= GS_ALGO_COUNT || !gs_algo_serves(asked[scan], scan))
+            return gs_fail(ctx, GS_ERR_ARG, "kernel variant %s is no %s variant", gs_algo_name(asked[scan]),
+                           scan ? "scan" : "reduction");
+        if (asked[scan] != GS_ALGO_DEFAULT && ctx->backend != GS_BACKEND_CUDA)
+            return gs_fail(ctx, GS_ERR_UNSUPPORTED, "kernel variant %s runs on the CUDA backend only, not on the %s backend",
+                           gs_algo_name(asked[scan]), gs_backend_name(ctx->backend));
+    }
+    return GS_OK;
+}
+
+static gs_status bind_variants(gs_context *ctx)
+{
+#ifdef HAVE_CUDA
+    gs_status st = gs_cuda_set_variants(ctx->cuda, ctx->cfg.reduce_algo, ctx->cfg.scan_algo);
+    return st == GS_OK ? GS_OK : gs_fail(ctx, st, "%s", gs_cuda_error(ctx->cuda));
+#else
+    (void)ctx;   /* only the CUDA backend has variants, and check_variants saw to that */
+    return GS_OK;
+#endif
+}
+
 gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **out)
 {
     static const gs_config defaults = GS_CONFIG_INIT;
@@ -90,7 +118,9 @@ gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ou
     GS_CHECK(gs_mpi_sum_i64(ctx, mine == GS_BACKEND_CPU, &cpu_ranks));
     ctx->backend = cpu_ranks ? GS_BACKEND_CPU : GS_BACKEND_CUDA;
 
-    st = ctx->backend == GS_BACKEND_CUDA ? bind_device(ctx) : GS_OK;
+    st = check_variants(ctx);
+    if (st == GS_OK && ctx->backend == GS_BACKEND_CUDA) st = bind_device(ctx);
+    if (st == GS_OK && ctx->backend == GS_BACKEND_CUDA) st = bind_variants(ctx);
     return gs_mpi_agree(ctx, st);
 }
 

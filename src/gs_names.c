@@ -109,3 +109,31 @@ const char *gs_build_info(void)
 #endif
            ", mpi";
 }
+
+static const char *const algo_names[GS_ALGO_COUNT] = {
+    "default", "divergent", "strided", "sequential", "first-add", "unroll-last-warp", "unroll-all",
+    "grid-stride", "hillis-steele", "blelloch", "multi-kernel", "reduce-then-scan", "cub",
+};
+
+const char *gs_algo_name(gs_algo a)
+{
+    return (unsigned)a < GS_ALGO_COUNT ? algo_names[a] : "unknown";
+}
+
+gs_status gs_algo_from_name(const char *name, gs_algo *a)
+{
+    for (int i = 0; i < GS_ALGO_COUNT; i++) {
+        if (strcmp(name, algo_names[i]) == 0) {
+            *a = (gs_algo)i;
+            return GS_OK;
+        }
+    }
+    return GS_ERR_ARG;
+}
+
+int gs_algo_serves(gs_algo a, int scan)
+{
+    if (a == GS_ALGO_DEFAULT || a == GS_ALGO_CUB) return 1;
+    if (a >= GS_ALGO_DIVERGENT && a <= GS_ALGO_GRID_STRIDE) return !scan;
+    return scan && a >= GS_ALGO_HILLIS_STEELE && a < GS_ALGO_CUB;
+}

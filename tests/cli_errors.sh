@@ -131,6 +131,11 @@ bad "size beyond 2^63 -g 9000000Ti" 2 '9000000Ti' -- reduce -g 9000000Ti
 bad "fractional size -g 1.5k" 2 '1\.5k' -- reduce -g 1.5k
 bad "bad seed" 2 'xyz' -- reduce -g 10 --seed xyz
 bad "scan without -O" 2 '-O|output' -- scan -g 10
+bad "unknown kernel variant" 2 'warp-magic' -- reduce -g 10 --algo warp-magic
+bad "a scan variant for a reduction" 2 'blelloch' -- reduce -g 10 --algo blelloch
+bad "a reduction variant for a scan" 2 'divergent' -- scan -g 10 --algo divergent -O "$out/y.npy"
+bad "--algo for info" 2 'algo' -- info --algo cub
+bad "a kernel variant on the CPU backend" 1 'cub.*cpu' -- reduce -g 10 --algo cub --backend cpu
 
 # ---- outputs --------------------------------------------------------------------------
 mk_npy "$in/good.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }" 12

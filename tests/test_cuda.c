@@ -515,7 +515,7 @@ static void test_errors(void)
  * give what one synchronous scan gives: the same bits for integers (values,
  * carry, overflow), within the bound for floats; the overflow flag is only
  * ever set; gs_cuda_reduce_async accumulates the pieces' partials. */
-static void test_async_chain(void)
+static void async_chain(void)
 {
     const int64_t n = capped(BIG_N);
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
@@ -596,6 +596,34 @@ static void test_async_chain(void)
             free(parts);
         }
     }
+}
+
+static void test_async_chain(void) { async_chain(); }
+
+/* Every variant behind the handle's own entry points (gs_cuda_set_variants,
+ * what `gpuscan reduce|scan --algo` runs): chained asynchronous pieces and
+ * synchronous pieces from a carry, and the overflow checks of 64-bit sums,
+ * as for the default. Reduction and scan variants are paired up. */
+static void test_variants(void)
+{
+    gs_algo reduce[GS_ALGO_COUNT], scan[GS_ALGO_COUNT];
+    int n_reduce = 0, n_scan = 0;
+    for (int a = 1; a < GS_ALGO_COUNT; a++) {   /* 0 is the default */
+        if (gs_algo_serves((gs_algo)a, 0)) reduce[n_reduce++] = (gs_algo)a;
+        if (gs_algo_serves((gs_algo)a, 1)) scan[n_scan++] = (gs_algo)a;
+    }
+    CU_ASSERT_EQUAL(gs_cuda_set_variants(gpu, GS_ALGO_BLELLOCH, GS_ALGO_DEFAULT), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_set_variants(gpu, GS_ALGO_DEFAULT, GS_ALGO_DIVERGENT), GS_ERR_ARG);
+    const int pairs = n_reduce > n_scan ? n_reduce : n_scan;
+    for (int i = 0; i < pairs; i++) {
+        const gs_algo r = reduce[i % n_reduce], sc = scan[i % n_scan];
+        if (gs_test_rank() == 0) printf("\n    variants: reduce %s, scan %s", gs_algo_name(r), gs_algo_name(sc));
+        CHECK_GPU(gpu_call(gs_cuda_set_variants(gpu, r, sc)));
+        async_chain();
+        test_chunks_chain();
+        test_sum_overflow();
+    }
+    CHECK_GPU(gpu_call(gs_cuda_set_variants(gpu, GS_ALGO_DEFAULT, GS_ALGO_DEFAULT)));
 }
 
 /* ---- the ladder ----------------------------------------------------------------------- */
@@ -751,6 +779,7 @@ static int register_suites(void)
     CU_add_test(scans, "empty input", test_empty);
 
     CU_add_test(scans, "asynchronous pieces chain", test_async_chain);
+    CU_add_test(scans, "every variant through the entry points", test_variants);
 
     CU_pSuite ladder = CU_add_suite("cuda ladder: every variant vs reference", open_gpu, close_gpu);
 #define ADD_LADDER(sfx, E) CU_add_test(ladder, "ladder " #sfx, test_ladder_##sfx);
