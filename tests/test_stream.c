@@ -197,6 +197,61 @@ static void test_overflow_in_a_middle_chunk(void)
     free(out);
 }
 
+/* gs_config's kernel variants: a context refuses a variant of the wrong
+ * side, and any variant off the CUDA backend, with a message naming it; on
+ * the CUDA backend a context with variants computes what the default does
+ * (integers: the same bits). Collective, like gs_context_create. */
+static gs_status create_with(gs_backend backend, gs_algo reduce, gs_algo scan, gs_context **made)
+{
+    gs_config cfg = GS_CONFIG_INIT;
+    cfg.backend = backend;
+    cfg.reduce_algo = reduce;
+    cfg.scan_algo = scan;
+    return gs_context_create(MPI_COMM_WORLD, &cfg, made);
+}
+
+static void expect_refused(gs_backend backend, gs_algo reduce, gs_algo scan, gs_status want,
+                           const char *named)
+{
+    gs_context *c = NULL;
+    CU_ASSERT_EQUAL(create_with(backend, reduce, scan, &c), want);
+    CU_ASSERT_PTR_NOT_NULL(c && strstr(gs_context_error(c), named));
+    gs_context_destroy(c);
+}
+
+static void test_variants_in_context(void)
+{
+    expect_refused(GS_BACKEND_AUTO, GS_ALGO_BLELLOCH, GS_ALGO_DEFAULT, GS_ERR_ARG, "blelloch");
+    expect_refused(GS_BACKEND_AUTO, GS_ALGO_DEFAULT, GS_ALGO_DIVERGENT, GS_ERR_ARG, "divergent");
+    expect_refused(GS_BACKEND_CPU, GS_ALGO_CUB, GS_ALGO_DEFAULT, GS_ERR_UNSUPPORTED, "cub");
+    expect_refused(GS_BACKEND_CPU, GS_ALGO_DEFAULT, GS_ALGO_MULTI_KERNEL, GS_ERR_UNSUPPORTED, "multi-kernel");
+    if (gs_context_backend(ctx) != GS_BACKEND_CUDA) return;
+
+    const int64_t n = 100003;
+    int32_t *in = malloc((size_t)n * sizeof *in);
+    int64_t *want = malloc((size_t)n * sizeof *want), *got = malloc((size_t)n * sizeof *got);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(in && want && got);
+    gs_cpu_generate(GS_I32, 91, 0, n, in);
+    gs_value want_sum, got_sum;
+    CU_ASSERT_EQUAL_FATAL(gs_reduce(ctx, GS_SUM, GS_I32, in, n, &want_sum), GS_OK);
+    CU_ASSERT_EQUAL_FATAL(gs_scan(ctx, GS_SUM, GS_I32, GS_EXCLUSIVE, in, want, n), GS_OK);
+    const gs_algo pairs[][2] = {{GS_ALGO_GRID_STRIDE, GS_ALGO_REDUCE_THEN_SCAN}, {GS_ALGO_CUB, GS_ALGO_CUB},
+                                {GS_ALGO_FIRST_ADD, GS_ALGO_BLELLOCH}};
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        gs_context *c = NULL;
+        CU_ASSERT_EQUAL_FATAL(create_with(GS_BACKEND_CUDA, pairs[i][0], pairs[i][1], &c), GS_OK);
+        memset(got, 0x5a, (size_t)n * sizeof *got);   /* poison */
+        CU_ASSERT_EQUAL(gs_reduce(c, GS_SUM, GS_I32, in, n, &got_sum), GS_OK);
+        CU_ASSERT_EQUAL(got_sum.v.i, want_sum.v.i);
+        CU_ASSERT_EQUAL(gs_scan(c, GS_SUM, GS_I32, GS_EXCLUSIVE, in, got, n), GS_OK);
+        CU_ASSERT(memcmp(got, want, (size_t)n * sizeof *got) == 0);
+        gs_context_destroy(c);
+    }
+    free(in);
+    free(want);
+    free(got);
+}
+
 static int register_suites(void)
 {
     CU_pSuite suite = CU_add_suite("chunk pipeline on host shards", open_context, close_context);
@@ -208,6 +263,7 @@ static int register_suites(void)
 #endif
     CU_add_test(suite, "a carry enters from outside", test_carry_enters);
     CU_add_test(suite, "overflow in a middle chunk", test_overflow_in_a_middle_chunk);
+    CU_add_test(suite, "kernel variants in the context", test_variants_in_context);
     return 0;
 }
 
