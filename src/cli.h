@@ -28,6 +28,15 @@ typedef struct cli_args {
 int cli_parse(int argc, char **argv, cli_args *args, char *err, size_t errlen);
 /* "12", "1k" (10^3), "2Mi" (2^20), ...: k M G T powers of 10, Ki Mi Gi Ti of 2. */
 int cli_parse_count(const char *text, int64_t *value);
+/* A usage error of any command: the message (fmt with one %s) in err;
+ * returns CLI_EXIT_USAGE. */
+int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what);
+/* --algo NAME: a variant that serves reductions (scan 0) or scans (scan 1).
+ * 0, or -1 for no such variant. */
+int cli_parse_algo(const char *name, int scan, gs_algo *algo);
+/* Collective gs_context_create; on failure rank 0 prints why. Returns
+ * CLI_EXIT_OK or CLI_EXIT_FAIL; *ctx goes to gs_context_destroy either way. */
+int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx);
 void cli_print_usage(FILE *out);
 
 /* Reports, printed by rank 0. */

@@ -120,12 +120,6 @@ static void bench_usage(FILE *out)
 
 /* ---- options ----------------------------------------------------------------- */
 
-static int usage_error(char *err, size_t errlen, const char *fmt, const char *what)
-{
-    snprintf(err, errlen, fmt, what);
-    return CLI_EXIT_USAGE;
-}
-
 /* A count option within [least, most]. */
 static int parse_bounded(const char *text, int64_t least, int64_t most, int64_t *value)
 {
@@ -173,47 +167,47 @@ static int parse_bench(int argc, char **argv, cli_bench_args *a, char *err, size
         switch (c) {
         case 'b':
             if (parse_bounded(optarg, 1, INT64_MAX / 16, &a->min_n) != 0)
-                return usage_error(err, errlen, "-b %s: not a positive element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
+                return cli_usage_error(err, errlen, "-b %s: not a positive element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
             break;
         case 'e':
             if (parse_bounded(optarg, 1, INT64_MAX / 16, &a->max_n) != 0)
-                return usage_error(err, errlen, "-e %s: not a positive element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
+                return cli_usage_error(err, errlen, "-e %s: not a positive element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
             max_given = 1;
             break;
         case 'f':
             if (parse_bounded(optarg, 2, 1 << 20, &a->factor) != 0)
-                return usage_error(err, errlen, "-f %s: not a whole factor of at least 2", optarg);
+                return cli_usage_error(err, errlen, "-f %s: not a whole factor of at least 2", optarg);
             factor_given = 1;
             break;
         case 'i':
             if (parse_bounded(optarg, 1, INT64_MAX / 16, &a->step) != 0)
-                return usage_error(err, errlen, "-i %s: not a positive element count", optarg);
+                return cli_usage_error(err, errlen, "-i %s: not a positive element count", optarg);
             break;
         case 'n':
             if (parse_bounded(optarg, 1, 1 << 24, &a->iters) != 0)
-                return usage_error(err, errlen, "-n %s: not a number of runs from 1 to 16Mi", optarg);
+                return cli_usage_error(err, errlen, "-n %s: not a number of runs from 1 to 16Mi", optarg);
             break;
         case 'w':
             if (parse_bounded(optarg, 0, 1 << 24, &a->warmup) != 0)
-                return usage_error(err, errlen, "-w %s: not a number of runs from 0 to 16Mi", optarg);
+                return cli_usage_error(err, errlen, "-w %s: not a number of runs from 0 to 16Mi", optarg);
             break;
         case 'c':
             if (parse_bounded(optarg, 0, 1 << 24, &a->check_iters) != 0)
-                return usage_error(err, errlen, "-c %s: not a number of runs from 0 to 16Mi", optarg);
+                return cli_usage_error(err, errlen, "-c %s: not a number of runs from 0 to 16Mi", optarg);
             break;
         case 't':
             a->n_types = 0;
             if (strcmp(optarg, "all") == 0)
                 for (int t = 0; t < GS_TYPE_COUNT; t++) a->types[a->n_types++] = (gs_type)t;
             else if (gs_type_from_name(optarg, &a->types[a->n_types++]) != GS_OK)
-                return usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64 all)", optarg);
+                return cli_usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64 all)", optarg);
             break;
         case 'o':
             a->n_ops = 0;
             if (strcmp(optarg, "all") == 0)
                 for (int op = 0; op < GS_OP_COUNT; op++) a->ops[a->n_ops++] = (gs_op)op;
             else if (gs_op_from_name(optarg, &a->ops[a->n_ops++]) != GS_OK)
-                return usage_error(err, errlen, "-o %s: unknown operation (sum prod min max all)", optarg);
+                return cli_usage_error(err, errlen, "-o %s: unknown operation (sum prod min max all)", optarg);
             break;
         case 'I': a->extra_columns = 1; break;
         case OPT_REDUCE: a->reduce = 1; break;
@@ -223,11 +217,11 @@ static int parse_bench(int argc, char **argv, cli_bench_args *a, char *err, size
         case OPT_STREAM: a->streamed = 1; break;
         case OPT_BACKEND:
             if (gs_backend_from_name(optarg, &a->cfg.backend) != GS_OK)
-                return usage_error(err, errlen, "--backend %s: unknown backend (auto cuda cpu)", optarg);
+                return cli_usage_error(err, errlen, "--backend %s: unknown backend (auto cuda cpu)", optarg);
             break;
         case OPT_DEVICE:
             if (parse_bounded(optarg, 0, 1 << 20, &count) != 0)
-                return usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
+                return cli_usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
             a->cfg.device = (int)count;
             break;
         case OPT_SEED: {
@@ -235,7 +229,7 @@ static int parse_bench(int argc, char **argv, cli_bench_args *a, char *err, size
             errno = 0;
             a->seed = strtoull(optarg, &end, 0);
             if (!*optarg || *end || errno || *optarg == '-')
-                return usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+                return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
         }
         case OPT_JSON: a->json_path = optarg; break;
@@ -245,18 +239,18 @@ static int parse_bench(int argc, char **argv, cli_bench_args *a, char *err, size
             errno = 0;
             a->min_bw = strtod(optarg, &end);
             if (!*optarg || *end || errno || !(a->min_bw >= 0) || isinf(a->min_bw))
-                return usage_error(err, errlen, "--min-bw %s: not a bandwidth in GB/s (a number >= 0)", optarg);
+                return cli_usage_error(err, errlen, "--min-bw %s: not a bandwidth in GB/s (a number >= 0)", optarg);
             break;
         }
         case 'h': a->help = 1; return CLI_EXIT_OK;
-        case ':': return usage_error(err, errlen, "bench: %s needs a value", argv[optind - 1]);
-        default: return usage_error(err, errlen, "bench: unknown option %s", argv[optind - 1]);
+        case ':': return cli_usage_error(err, errlen, "bench: %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(err, errlen, "bench: unknown option %s", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error(err, errlen, "bench: unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return cli_usage_error(err, errlen, "bench: unexpected argument '%s'", argv[optind]);
     if (!max_given) a->max_n = a->min_n;
-    if (a->max_n < a->min_n) return usage_error(err, errlen, "%s", "bench: -e MAX is smaller than -b MIN");
-    if (a->step && factor_given) return usage_error(err, errlen, "%s", "bench: give -f FACTOR or -i STEP, not both");
+    if (a->max_n < a->min_n) return cli_usage_error(err, errlen, "%s", "bench: -e MAX is smaller than -b MIN");
+    if (a->step && factor_given) return cli_usage_error(err, errlen, "%s", "bench: give -f FACTOR or -i STEP, not both");
     if (!a->reduce && !a->scan) a->reduce = a->scan = 1;
     if (!a->resident && !a->streamed) a->resident = 1;
     return CLI_EXIT_OK;
@@ -599,13 +593,8 @@ int cli_bench_main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     gs_context *ctx = NULL;
-    gs_status st = gs_context_create(MPI_COMM_WORLD, &a.cfg, &ctx);
-    if (st != GS_OK) {
-        if (rank == 0) fprintf(stderr, "gpuscan: error: %s\n", ctx ? gs_context_error(ctx) : gs_status_string(st));
-        code = CLI_EXIT_FAIL;
-    } else {
-        code = run_bench(ctx, &a, rank);
-    }
+    code = cli_create_context(&a.cfg, rank, &ctx);
+    if (code == CLI_EXIT_OK) code = run_bench(ctx, &a, rank);
     gs_context_destroy(ctx);
     return code;
 }

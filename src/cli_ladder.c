@@ -74,12 +74,6 @@ static void ladder_usage(FILE *out)
         out);
 }
 
-static int usage_error(char *err, size_t errlen, const char *fmt, const char *what)
-{
-    snprintf(err, errlen, fmt, what);
-    return CLI_EXIT_USAGE;
-}
-
 static int parse_type(const char *name, int *value)
 {
     gs_type t;
@@ -149,23 +143,23 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
         switch (c) {
         case 'g':
             if (cli_parse_count(optarg, &a->n) != 0 || a->n < 1 || a->n > INT64_MAX / 16)
-                return usage_error(err, errlen, "-g %s: not a positive element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
+                return cli_usage_error(err, errlen, "-g %s: not a positive element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
             break;
         case 't':
             if (parse_list(optarg, GS_TYPE_COUNT, parse_type, a->types, &a->n_types) != 0)
-                return usage_error(err, errlen, "-t %s: not a list of types (i32 i64 u32 u64 f32 f64, or all)", optarg);
+                return cli_usage_error(err, errlen, "-t %s: not a list of types (i32 i64 u32 u64 f32 f64, or all)", optarg);
             break;
         case 'o':
             if (parse_list(optarg, GS_OP_COUNT, parse_op, a->ops, &a->n_ops) != 0)
-                return usage_error(err, errlen, "-o %s: not a list of operations (sum prod min max, or all)", optarg);
+                return cli_usage_error(err, errlen, "-o %s: not a list of operations (sum prod min max, or all)", optarg);
             break;
         case 'n':
             if (cli_parse_count(optarg, &a->iters) != 0 || a->iters < 1 || a->iters > (1 << 20))
-                return usage_error(err, errlen, "-n %s: not a number of runs from 1 to 1Mi", optarg);
+                return cli_usage_error(err, errlen, "-n %s: not a number of runs from 1 to 1Mi", optarg);
             break;
         case 'w':
             if (cli_parse_count(optarg, &a->warmup) != 0 || a->warmup > (1 << 20))
-                return usage_error(err, errlen, "-w %s: not a number of runs from 0 to 1Mi", optarg);
+                return cli_usage_error(err, errlen, "-w %s: not a number of runs from 0 to 1Mi", optarg);
             break;
         case OPT_SCAN: a->scan = 1; break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; a->scan = 1; break;
@@ -175,25 +169,25 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
             errno = 0;
             a->seed = strtoull(optarg, &end, 0);
             if (!*optarg || *end || errno || *optarg == '-')
-                return usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+                return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
         }
         case OPT_DEVICE:
             if (cli_parse_count(optarg, &count) != 0 || count > (1 << 20))
-                return usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
+                return cli_usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
             a->cfg.device = (int)count;
             break;
         case OPT_JSON: a->json_path = optarg; break;
         case 'h': a->help = 1; return CLI_EXIT_OK;
-        case ':': return usage_error(err, errlen, "ladder: %s needs a value", argv[optind - 1]);
-        default: return usage_error(err, errlen, "ladder: unknown option %s", argv[optind - 1]);
+        case ':': return cli_usage_error(err, errlen, "ladder: %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(err, errlen, "ladder: unknown option %s", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error(err, errlen, "ladder: unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return cli_usage_error(err, errlen, "ladder: unexpected argument '%s'", argv[optind]);
     if (algo_name) {
         gs_algo algo;
-        if (gs_algo_from_name(algo_name, &algo) != GS_OK || !gs_algo_serves(algo, a->scan))
-            return usage_error(err, errlen, a->scan ? "--algo %s: no scan variant (see gpuscan ladder --help)"
+        if (cli_parse_algo(algo_name, a->scan, &algo) != 0)
+            return cli_usage_error(err, errlen, a->scan ? "--algo %s: no scan variant (see gpuscan ladder --help)"
                                                     : "--algo %s: no reduction variant (see gpuscan ladder --help)",
                                algo_name);
         a->algo = (int)algo;
@@ -391,19 +385,15 @@ int cli_ladder_main(int argc, char **argv)
     /* every rank uses rank 0's seed, so that a replay reproduces all */
     MPI_Bcast(&a.seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     gs_context *ctx = NULL;
-    gs_status st = gs_context_create(MPI_COMM_WORLD, &a.cfg, &ctx);
-    if (st != GS_OK) {
-        if (rank == 0) fprintf(stderr, "gpuscan: error: %s\n", ctx ? gs_context_error(ctx) : gs_status_string(st));
-        code = CLI_EXIT_FAIL;
-    } else if (gs_context_backend(ctx) != GS_BACKEND_CUDA) {
+    code = cli_create_context(&a.cfg, rank, &ctx);
+    if (code == CLI_EXIT_OK && gs_context_backend(ctx) != GS_BACKEND_CUDA) {
         if (rank == 0)
             fprintf(stderr, "gpuscan: error: ladder needs the CUDA backend: it times GPU kernels, and this run "
                             "has the %s backend (%s)\n",
                     gs_backend_name(gs_context_backend(ctx)), gs_build_info());
         code = CLI_EXIT_FAIL;
-    } else {
-        code = run_ladder(ctx, &a, rank);
     }
+    if (code == CLI_EXIT_OK) code = run_ladder(ctx, &a, rank);
     gs_context_destroy(ctx);
     return code;
 }

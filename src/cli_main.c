@@ -16,6 +16,14 @@ static int fail(int rank, const char *message, int code)
     return code;
 }
 
+int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx)
+{
+    *ctx = NULL;
+    gs_status st = gs_context_create(MPI_COMM_WORLD, cfg, ctx);
+    if (st == GS_OK) return CLI_EXIT_OK;
+    return fail(rank, *ctx ? gs_context_error(*ctx) : gs_status_string(st), CLI_EXIT_FAIL);
+}
+
 static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
 {
     gs_rank_info *ranks = calloc((size_t)size, sizeof *ranks);
@@ -97,11 +105,8 @@ int main(int argc, char **argv)
         if (rank == 0) printf("%s\n", gs_build_info());
     } else {
         gs_context *ctx = NULL;
-        gs_status st = gs_context_create(MPI_COMM_WORLD, &args.cfg, &ctx);
-        if (st != GS_OK)
-            code = fail(rank, ctx ? gs_context_error(ctx) : gs_status_string(st), CLI_EXIT_FAIL);
-        else
-            code = run_command(ctx, &args, rank, size);
+        code = cli_create_context(&args.cfg, rank, &ctx);
+        if (code == CLI_EXIT_OK) code = run_command(ctx, &args, rank, size);
         gs_context_destroy(ctx);
     }
     MPI_Finalize();

@@ -77,10 +77,15 @@ int cli_parse_count(const char *text, int64_t *value)
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
-static int usage_error(char *err, size_t errlen, const char *fmt, const char *what)
+int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what)
 {
     snprintf(err, errlen, fmt, what);
     return CLI_EXIT_USAGE;
+}
+
+int cli_parse_algo(const char *name, int scan, gs_algo *algo)
+{
+    return gs_algo_from_name(name, algo) == GS_OK && gs_algo_serves(*algo, scan) ? 0 : -1;
 }
 
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
@@ -113,7 +118,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         if (strcmp(cmd, "reduce") == 0) a->command = CLI_REDUCE;
         else if (strcmp(cmd, "scan") == 0) a->command = CLI_SCAN;
         else if (strcmp(cmd, "info") == 0) a->command = CLI_INFO;
-        else return usage_error(err, errlen, "unknown command '%s' (reduce, scan, info)", cmd);
+        else return cli_usage_error(err, errlen, "unknown command '%s' (reduce, scan, info)", cmd);
         first = 2;
     }
     int has_gen = 0;
@@ -127,50 +132,50 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         case 'i': a->src.path = optarg; break;
         case 'g':
             if (cli_parse_count(optarg, &a->src.count) != 0)
-                return usage_error(err, errlen, "-g %s: not an element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
+                return cli_usage_error(err, errlen, "-g %s: not an element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
             has_gen = 1;
             break;
         case 't':
             if (gs_type_from_name(optarg, &a->src.type) != GS_OK)
-                return usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64)", optarg);
+                return cli_usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64)", optarg);
             a->src.type_given = 1;
             break;
         case 'o':
             if (gs_op_from_name(optarg, &a->op) != GS_OK)
-                return usage_error(err, errlen, "-o %s: unknown operation (sum prod min max)", optarg);
+                return cli_usage_error(err, errlen, "-o %s: unknown operation (sum prod min max)", optarg);
             break;
         case 'O': a->out_path = optarg; break;
         case OPT_SEED: {
             char *end;
             errno = 0;
             a->src.seed = strtoull(optarg, &end, 0);
-            if (*end || errno || *optarg == '-') return usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+            if (*end || errno || *optarg == '-') return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
         }
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
         case OPT_BACKEND:
             if (gs_backend_from_name(optarg, &a->cfg.backend) != GS_OK)
-                return usage_error(err, errlen, "--backend %s: unknown backend (auto cuda cpu)", optarg);
+                return cli_usage_error(err, errlen, "--backend %s: unknown backend (auto cuda cpu)", optarg);
             break;
         case OPT_DEVICE:
             if (cli_parse_count(optarg, &count) != 0 || count > 1 << 20)
-                return usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
+                return cli_usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
             a->cfg.device = (int)count;
             break;
         case OPT_CHUNK:
             if (cli_parse_count(optarg, &a->run.chunk) != 0 || a->run.chunk == 0)
-                return usage_error(err, errlen, "--chunk %s: not a positive element count", optarg);
+                return cli_usage_error(err, errlen, "--chunk %s: not a positive element count", optarg);
             break;
         case OPT_DEPTH:
             if (cli_parse_count(optarg, &count) != 0 || count < 1 || count > GS_MAX_DEPTH)
-                return usage_error(err, errlen, "--depth %s: not a count of chunks from 1 to " CLI_STR(GS_MAX_DEPTH), optarg);
+                return cli_usage_error(err, errlen, "--depth %s: not a count of chunks from 1 to " CLI_STR(GS_MAX_DEPTH), optarg);
             a->run.depth = (int)count;
             break;
         case OPT_STREAM:
         case OPT_RESIDENT: {
             gs_residency want = c == OPT_STREAM ? GS_RESIDENCY_STREAMED : GS_RESIDENCY_RESIDENT;
             if (a->run.residency != GS_RESIDENCY_AUTO && a->run.residency != want)
-                return usage_error(err, errlen, "%s", "--stream and --resident exclude each other");
+                return cli_usage_error(err, errlen, "%s", "--stream and --resident exclude each other");
             a->run.residency = want;
             break;
         }
@@ -180,28 +185,28 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         case 'q': a->quiet = 1; break;
         case 'h': a->command = CLI_HELP; return CLI_EXIT_OK;
         case 'V': a->command = CLI_VERSION; return CLI_EXIT_OK;
-        case ':': return usage_error(err, errlen, "%s needs a value", argv[optind - 1]);
-        default: return usage_error(err, errlen, "unknown option %s", argv[optind - 1]);
+        case ':': return cli_usage_error(err, errlen, "%s needs a value", argv[optind - 1]);
+        default: return cli_usage_error(err, errlen, "unknown option %s", argv[optind - 1]);
         }
     }
-    if (optind < argc) return usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
-    if (a->command == CLI_NONE) return usage_error(err, errlen, "%s", "no command given (reduce, scan, info; --help)");
-    if (a->command == CLI_INFO) return algo_name ? usage_error(err, errlen, "%s", "--algo is for reduce and scan") : CLI_EXIT_OK;
+    if (optind < argc) return cli_usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
+    if (a->command == CLI_NONE) return cli_usage_error(err, errlen, "%s", "no command given (reduce, scan, info; --help)");
+    if (a->command == CLI_INFO) return algo_name ? cli_usage_error(err, errlen, "%s", "--algo is for reduce and scan") : CLI_EXIT_OK;
     if (algo_name) {
         const int scan = a->command == CLI_SCAN;
         gs_algo algo;
-        if (gs_algo_from_name(algo_name, &algo) != GS_OK || !gs_algo_serves(algo, scan))
-            return usage_error(err, errlen, scan ? "--algo %s: no scan variant (see gpuscan --help)"
+        if (cli_parse_algo(algo_name, scan, &algo) != 0)
+            return cli_usage_error(err, errlen, scan ? "--algo %s: no scan variant (see gpuscan --help)"
                                                  : "--algo %s: no reduction variant (see gpuscan --help)",
                                algo_name);
         if (scan) a->cfg.scan_algo = algo;
         else a->cfg.reduce_algo = algo;
     }
     if (!a->src.path == !has_gen)
-        return usage_error(err, errlen, "%s", "give exactly one input: -i FILE or -g N");
+        return cli_usage_error(err, errlen, "%s", "give exactly one input: -i FILE or -g N");
     if (a->command == CLI_SCAN && !a->out_path)
-        return usage_error(err, errlen, "%s", "scan needs an output file: -O OUT");
+        return cli_usage_error(err, errlen, "%s", "scan needs an output file: -O OUT");
     if (a->command == CLI_REDUCE && a->out_path)
-        return usage_error(err, errlen, "%s", "-O is for scan; reduce prints its result");
+        return cli_usage_error(err, errlen, "%s", "-O is for scan; reduce prints its result");
     return CLI_EXIT_OK;
 }
