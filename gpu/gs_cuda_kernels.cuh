@@ -853,6 +853,10 @@ gs_status gs_scan_setup(gs_cuda *g, gs_scan_kind kind, const void *d_in, void *d
     return GS_OK;
 }
 
+/* GS_ERR_ARG, with a message, unless `algo` is a variant that serves
+ * reductions (scan 0) or scans (scan 1) (gs_cuda_ladder.cu). */
+gs_status gs_cuda_check_algo(gs_cuda *g, gs_algo algo, int scan);
+
 /* The default scan of d_in[0..n), queued on the compute stream with the
  * carry and overflow flag of `io` (gs_cuda_scan.cu). */
 gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,

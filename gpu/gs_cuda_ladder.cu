@@ -444,7 +444,7 @@ template <class Tr> static size_t ladder_reduce_then_scan_bytes(int64_t n)
 
 /* ---- the C interface ------------------------------------------------------------------ */
 
-static gs_status check_algo(gs_cuda *g, gs_algo algo, int scan)
+gs_status gs_cuda_check_algo(gs_cuda *g, gs_algo algo, int scan)
 {
     if ((unsigned)algo >= GS_ALGO_COUNT || !gs_algo_serves(algo, scan))
         return gs_cuda_fail_status(g, GS_ERR_ARG, "%s is no %s variant",
@@ -481,7 +481,7 @@ gs_status gs_cuda_ladder_work_bytes(gs_cuda *g, gs_algo algo, int scan, gs_type 
                                     gs_scan_kind kind, int64_t n, size_t *bytes)
 {
     *bytes = 0;
-    GS_CUDA_PASS(check_algo(g, algo, scan));
+    GS_CUDA_PASS(gs_cuda_check_algo(g, algo, scan));
     GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_ladder_work_bytes", type, op, NULL, 0));
     if (n <= 0 || algo == GS_ALGO_DEFAULT) return GS_OK;
     GS_CUDA_PASS(gs_cuda_enter(g));
@@ -509,7 +509,7 @@ gs_status gs_cuda_ladder_work_bytes(gs_cuda *g, gs_algo algo, int scan, gs_type 
 gs_status gs_cuda_ladder_reduce(gs_cuda *g, gs_algo algo, gs_type type, gs_op op, const void *d_in,
                                 int64_t n, gs_acc *d_result, void *work, size_t work_bytes)
 {
-    GS_CUDA_PASS(check_algo(g, algo, 0));
+    GS_CUDA_PASS(gs_cuda_check_algo(g, algo, 0));
     GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_ladder_reduce", type, op, d_in, n));
     if (!d_result) return gs_cuda_fail_status(g, GS_ERR_ARG, "gs_cuda_ladder_reduce: NULL result");
     GS_CUDA_PASS(gs_cuda_enter(g));
@@ -539,7 +539,7 @@ gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op, 
                               const void *d_in, void *d_out, int64_t n, gs_acc *d_carry,
                               uint32_t *d_overflow, void *work, size_t work_bytes)
 {
-    GS_CUDA_PASS(check_algo(g, algo, 1));
+    GS_CUDA_PASS(gs_cuda_check_algo(g, algo, 1));
     GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_ladder_scan", type, op, d_in, n));
     GS_CUDA_PASS(gs_cuda_check_args(g, "gs_cuda_ladder_scan (output)", gs_scan_output_type(type, op), op,
                                     d_out, n));

@@ -18,10 +18,8 @@
 
 gs_status gs_cuda_set_variants(gs_cuda *g, gs_algo reduce, gs_algo scan)
 {
-    if ((unsigned)reduce >= GS_ALGO_COUNT || !gs_algo_serves(reduce, 0) || (unsigned)scan >= GS_ALGO_COUNT ||
-        !gs_algo_serves(scan, 1))
-        return gs_cuda_fail_status(g, GS_ERR_ARG, "no such pair of variants: %s for reductions, %s for scans",
-                                   gs_algo_name(reduce), gs_algo_name(scan));
+    GS_CUDA_PASS(gs_cuda_check_algo(g, reduce, 0));
+    GS_CUDA_PASS(gs_cuda_check_algo(g, scan, 1));
     g->reduce_algo = reduce;
     g->scan_algo = scan;
     return GS_OK;
