@@ -214,6 +214,21 @@ static void test_sum_overflow(void)
     }
 }
 
+/* cut[0..count): 0, count - 2 random places in [0, n] (repeats allowed, so
+ * pieces may be empty), n; in ascending order. */
+static void random_cuts(gs_test_rng *r, int64_t n, int64_t *cut, int count)
+{
+    cut[0] = 0;
+    cut[1] = n;
+    for (int c = 2; c < count; c++) cut[c] = (int64_t)gs_test_rng_below(r, (uint64_t)n + 1);
+    for (int i = 1; i < count; i++)   /* insertion sort */
+        for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
+            const int64_t tmp = cut[j];
+            cut[j] = cut[j - 1];
+            cut[j - 1] = tmp;
+        }
+}
+
 /* Scanning in pieces, each from the carry the previous one returned, equals
  * scanning the whole: bit for bit for integers (values, carry, overflow),
  * within the bound for floats. Pieces start at any element, so most are
@@ -238,14 +253,8 @@ static void test_chunks_chain(void)
                                                 &whole_carry, &whole_overflow)));
                 CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, (size_t)n * oelem)));
                 /* six cuts in random places, empty pieces allowed */
-                int64_t cut[8] = {0, n};
-                for (int c = 2; c < 8; c++) cut[c] = (int64_t)gs_test_rng_below(&r, (uint64_t)n + 1);
-                for (int i = 1; i < 8; i++)   /* sort the cuts */
-                    for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
-                        const int64_t tmp = cut[j];
-                        cut[j] = cut[j - 1];
-                        cut[j - 1] = tmp;
-                    }
+                int64_t cut[8];
+                random_cuts(&r, n, cut, 8);
                 for (int c = 0; c < 7; c++) {
                     int piece_overflow = -1;
                     CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in + cut[c] * elem,
@@ -531,14 +540,8 @@ static void async_chain(void)
             uint32_t *d_overflow = (uint32_t *)(d_scalars + sizeof(gs_acc));
             gs_acc *d_acc = (gs_acc *)(d_scalars + 32);
             CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
-            int64_t cut[6] = {0, n};
-            for (int c = 2; c < 6; c++) cut[c] = (int64_t)gs_test_rng_below(&r, (uint64_t)n + 1);
-            for (int i = 1; i < 6; i++)
-                for (int j = i; j > 0 && cut[j] < cut[j - 1]; j--) {
-                    const int64_t tmp = cut[j];
-                    cut[j] = cut[j - 1];
-                    cut[j - 1] = tmp;
-                }
+            int64_t cut[6];
+            random_cuts(&r, n, cut, 6);
             for (int k = 0; k < 2; k++) {
                 double abs_offset;
                 const gs_acc carry_in = gs_test_random_carry(type, op, &r, &abs_offset, float_value);
