@@ -9,7 +9,8 @@
 #ifndef GS_CUDA_H
 #define GS_CUDA_H
 
-#include "gs_acc.h"
+#include "gs_algo.h"
+#include "gs_rules.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,7 +3,7 @@
  * the handle, error checking, the (type, op) traits and the kernel templates.
  *
  * One template per kernel serves every (type, op); gs_traits supplies the
- * C++ types that the rules of gs_acc.h call for, and gs_dispatch() turns a
+ * C++ types that the rules of gs_rules.h call for, and gs_dispatch() turns a
  * run-time (type, op) into the instance.
  *
  * Kernels:
@@ -121,7 +121,7 @@ template <> struct gs_element<GS_U64> { using type = uint64_t; };
 template <> struct gs_element<GS_F32> { using type = float; };
 template <> struct gs_element<GS_F64> { using type = double; };
 
-/* The C++ types of one (type, op), as gs_acc.h rules:
+/* The C++ types of one (type, op), as gs_rules.h rules:
  *   in_t      the element
  *   scan_t    the 64-bit scan carry: integer sums and products wrap in
  *             uint64_t, min/max keep the signedness, floats use fp64
@@ -155,7 +155,7 @@ struct gs_traits {
     static constexpr int scan_vec = 16 / (sizeof(in_t) > sizeof(out_t) ? sizeof(in_t) : sizeof(out_t));
 };
 
-/* gs_acc's member for each accumulator type (the member gs_acc.h names for
+/* gs_acc's member for each accumulator type (the member gs_rules.h names for
  * its kind); the other bytes are zero. */
 GS_HD int64_t gs_acc_get(gs_acc a, int64_t *) { return a.i; }
 GS_HD uint64_t gs_acc_get(gs_acc a, uint64_t *) { return a.u; }

@@ -5,7 +5,7 @@
 #define GS_CLI_H
 
 #include <stdio.h>
-#include "gpuscan.h"
+#include "gs_tools.h"
 
 /* Exit statuses of the tool. */
 enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };

@@ -457,6 +457,9 @@ static void fill_ceilings(cli_bench_report *rep)
 static gs_status sweep(gs_context *ctx, cli_bench_report *rep, int rank)
 {
     const cli_bench_args *a = rep->a;
+    /* test-only: GS_BENCH_CORRUPT=1 makes every check fail (tests/cli_bench.sh) */
+    const char *corrupt = getenv("GS_BENCH_CORRUPT");
+    const int plant_wrong = corrupt && *corrupt && strcmp(corrupt, "0") != 0;
     for (int mode = GS_BENCH_RESIDENT; mode <= GS_BENCH_STREAMED; mode++) {
         if (!(mode == GS_BENCH_RESIDENT ? a->resident : a->streamed)) continue;
         for (int scan = 0; scan <= 1; scan++) {
@@ -466,7 +469,8 @@ static gs_status sweep(gs_context *ctx, cli_bench_report *rep, int rank)
                     for (int64_t n = a->min_n; n; n = next_size(a, n)) {
                         cli_bench_row *row = &rep->rows[rep->n_rows];
                         gs_bench_case c = {scan, a->types[t], a->ops[o], a->kind, (gs_bench_mode)mode, n,
-                                           (int)a->warmup, (int)a->iters, (int)a->check_iters, a->seed};
+                                           (int)a->warmup, (int)a->iters, (int)a->check_iters, a->seed,
+                                           plant_wrong};
                         row->c = c;
                         gs_status st = gs_bench_run(ctx, &row->c, &row->r);
                         if (st != GS_OK) return st;

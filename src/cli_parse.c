@@ -199,8 +199,8 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
             return cli_usage_error(err, errlen, scan ? "--algo %s: no scan variant (see gpuscan --help)"
                                                  : "--algo %s: no reduction variant (see gpuscan --help)",
                                algo_name);
-        if (scan) a->cfg.scan_algo = algo;
-        else a->cfg.reduce_algo = algo;
+        if (scan) a->cfg.scan_kernel = gs_algo_name(algo);
+        else a->cfg.reduce_kernel = gs_algo_name(algo);
     }
     if (!a->src.path == !has_gen)
         return cli_usage_error(err, errlen, "%s", "give exactly one input: -i FILE or -g N");

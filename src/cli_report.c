@@ -30,9 +30,10 @@ static double compute_gbps(const gs_report *rep)
 
 /* The kernels of the command's own pass (a scan's reduction pass on several
  * ranks runs the default reduction). */
-static gs_algo command_algo(const cli_args *a)
+static const char *command_algo(const cli_args *a)
 {
-    return a->command == CLI_SCAN ? a->cfg.scan_algo : a->cfg.reduce_algo;
+    const char *name = a->command == CLI_SCAN ? a->cfg.scan_kernel : a->cfg.reduce_kernel;
+    return name ? name : "default";
 }
 
 static void describe_devices(char *buf, size_t len, const gs_report *rep, const gs_rank_info *ranks)
@@ -79,7 +80,7 @@ void cli_print_summary(FILE *out, const cli_args *a, const gs_report *rep, const
     fputc('\n', out);
     fprintf(out, "pipeline  %s, %s kernels, chunks of %lld elements, depth %d, input read %dx; overlap %.2f "
                  "(sum of phase times / wall time)\n",
-            rep->streamed ? "streamed" : "resident", gs_algo_name(command_algo(a)), (long long)rep->chunk,
+            rep->streamed ? "streamed" : "resident", command_algo(a), (long long)rep->chunk,
             rep->depth, rep->input_passes, rep->overlap);
     if (rep->verified) fprintf(out, "#wrong  %lld\n", (long long)rep->wrong);
 }
@@ -111,7 +112,7 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
     if (rep->verified) fprintf(f, ", \"wrong\": %lld", (long long)rep->wrong);
     fprintf(f, ", \"algo\": \"%s\", \"mode\": \"%s\", \"chunk\": %lld, \"depth\": %d, \"input_passes\": %d, "
                "\"overlap\": %.6g",
-            gs_algo_name(command_algo(a)), rep->streamed ? "streamed" : "resident", (long long)rep->chunk,
+            command_algo(a), rep->streamed ? "streamed" : "resident", (long long)rep->chunk,
             rep->depth, rep->input_passes, rep->overlap);
     fprintf(f, ", \"phases\": {");
     for (int p = 0; p < GS_PHASE_COUNT; p++)

@@ -13,6 +13,17 @@
  *    context's communicator; they agree on success before returning, so all
  *    ranks return the same status and none is left waiting.
  *  - element counts and offsets are 64-bit everywhere.
+ *  - threads: a context is used by one thread at a time (calls on one context
+ *    from several threads at once must be serialised by the caller, as for an
+ *    MPI communicator); distinct contexts, and the functions that take no
+ *    context, may be used from any thread. MPI must be initialised with at
+ *    least MPI_THREAD_SERIALIZED where several threads call gpuscan.
+ *  - device memory (CUDA backend): gs_reduce and gs_scan read and write device
+ *    pointers on the library's own streams, which do not wait for the
+ *    caller's. The caller makes the data ready before the call (for example
+ *    cudaStreamSynchronize or cudaDeviceSynchronize of the stream that wrote
+ *    it); when the call returns, the library's work on the data is complete
+ *    and the output may be used from any stream.
  */
 #ifndef GPUSCAN_H
 #define GPUSCAN_H
@@ -28,7 +39,11 @@
 extern "C" {
 #endif
 
-#define GS_VERSION_STRING "0.1.0"
+#include "gpuscan_version.h"   /* GS_VERSION_MAJOR, _MINOR, _PATCH, _STRING */
+
+/* The library's version (which may be newer than the header's): the
+ * components where not NULL, and the string "MAJOR.MINOR.PATCH". */
+const char *gs_get_version(int *major, int *minor, int *patch);
 
 typedef enum gs_status {
     GS_OK = 0,
@@ -41,7 +56,6 @@ typedef enum gs_status {
     GS_ERR_OVERFLOW,     /* a 64-bit integer sum or prefix sum overflowed */
     GS_ERR_EMPTY,        /* min or max of no elements */
     GS_ERR_UNSUPPORTED,  /* not available in this build or on this machine */
-    GS_ERR_VERIFY,       /* --verify found wrong elements */
     GS_STATUS_COUNT
 } gs_status;
 
@@ -78,51 +92,31 @@ gs_type gs_scan_output_type(gs_type t, gs_op op);
 /* ---- context ------------------------------------------------------------- */
 typedef struct gs_context gs_context;
 
-/* ---- kernel variants ------------------------------------------------------
- * The CUDA backend's kernels: the tuned default, the classic optimisation
- * steps of the reduction ladder and of the scans, and CUB as a reference.
- * Every variant serves every (type, op) with the semantics of the default;
- * gs_config chooses the one gs_reduce / gs_scan run, `gpuscan ladder` runs
- * them side by side. */
-typedef enum gs_algo {
-    GS_ALGO_DEFAULT,            /* reduce and scan: the tuned default */
-    /* reductions, the classic steps */
-    GS_ALGO_DIVERGENT,          /* (1) interleaved addressing, divergent branching */
-    GS_ALGO_STRIDED,            /* (2) interleaved addressing, strided index */
-    GS_ALGO_SEQUENTIAL,         /* (3) sequential addressing */
-    GS_ALGO_FIRST_ADD,          /* (4) first add during the global load */
-    GS_ALGO_UNROLL_LAST_WARP,   /* (5) the last warp unrolled */
-    GS_ALGO_UNROLL_ALL,         /* (6) complete unrolling, block size a template parameter */
-    GS_ALGO_GRID_STRIDE,        /* (7) many elements per thread */
-    /* scans */
-    GS_ALGO_HILLIS_STEELE,      /* Hillis-Steele block scan (double-buffered), block sums scanned recursively */
-    GS_ALGO_BLELLOCH,           /* work-efficient Blelloch block scan, padded against bank conflicts, likewise */
-    GS_ALGO_MULTI_KERNEL,       /* shuffle block scan of several elements per thread, likewise */
-    GS_ALGO_REDUCE_THEN_SCAN,   /* tile totals, their scan, the tiles scanned from it */
-    /* both: the reference */
-    GS_ALGO_CUB,                /* CUB DeviceReduce / DeviceScan */
-    GS_ALGO_COUNT
-} gs_algo;
-
-const char *gs_algo_name(gs_algo a);                /* "divergent", "default", "cub" */
-gs_status gs_algo_from_name(const char *name, gs_algo *a);
-/* 1 when the variant computes reductions (scan 0) or scans (scan 1). */
-int gs_algo_serves(gs_algo a, int scan);
-
+/* How a context is set up. Initialise with GS_CONFIG_INIT or gs_config_init():
+ * both fill `size` and `version`, so that a library built with more fields
+ * than the caller's header knows reads only those the caller has. */
 typedef struct gs_config {
-    gs_backend backend;   /* AUTO: CUDA when a GPU is usable, else CPU */
-    int device;           /* -1: bind by node-local rank; else this device */
-    size_t device_mem_cap;/* 0: no cap; else bytes of device memory gpuscan may use */
-    gs_algo reduce_algo;  /* the kernels of reductions: GS_ALGO_DEFAULT, or a variant that
-                             serves reductions (CUDA backend only) */
-    gs_algo scan_algo;    /* the kernels of scans, likewise */
+    size_t size;              /* sizeof(gs_config) of the caller's header */
+    unsigned version;         /* GS_CONFIG_VERSION of the caller's header */
+    gs_backend backend;       /* AUTO: CUDA when every rank has a usable GPU, else CPU */
+    int device;               /* -1: bind by node-local rank; else this device */
+    size_t device_mem_cap;    /* 0: no cap; else bytes of backend memory (device memory,
+                                 or host memory on the CPU backend) a run may take */
+    const char *reduce_kernel;/* NULL or "default": the tuned kernels; else the name of
+                                 a teaching variant of the CUDA backend (`gpuscan ladder
+                                 --list`); the string is copied */
+    const char *scan_kernel;  /* likewise for scans */
 } gs_config;
 
-#define GS_CONFIG_INIT { GS_BACKEND_AUTO, -1, 0, GS_ALGO_DEFAULT, GS_ALGO_DEFAULT }
+#define GS_CONFIG_VERSION 2
+#define GS_CONFIG_INIT { sizeof(gs_config), GS_CONFIG_VERSION, GS_BACKEND_AUTO, -1, 0, NULL, NULL }
+void gs_config_init(gs_config *cfg);
 
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
- * On failure *ctx is still returned when allocated, so that
- * gs_context_error() can be read; release it with gs_context_destroy(). */
+ * Every rank returns the same status. On failure *ctx is still returned
+ * where it could be allocated, so that gs_context_error() can be read
+ * (without one, gs_context_error(NULL) names the cause); release it with
+ * gs_context_destroy(). */
 #ifndef GPUSCAN_NO_MPI
 gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ctx);
 #endif
@@ -226,106 +220,6 @@ gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
 gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_kind kind,
                       const char *out_path, const gs_run_options *opt, gs_report *report);
 
-/* ==== benchmarks (gs_bench.c) ===============================================
- * What `gpuscan bench` measures, for applications that want the same
- * numbers. A run is one collective gs_reduce or gs_scan; each rank times
- * every run on its own clock, with no barrier between runs, and the run's
- * time is the largest over the ranks. GB/s are 10^9 bytes per second of
- * bytes read plus bytes written. */
-
-/* Where a benchmark's shard lives. */
-typedef enum gs_bench_mode {
-    GS_BENCH_RESIDENT,   /* on the backend: device memory (CUDA), host memory (CPU) */
-    GS_BENCH_STREAMED    /* in pinned host memory, passed as a host pointer: the CUDA
-                            backend copies it through the GPU piece by piece (on the
-                            CPU backend the same as resident) */
-} gs_bench_mode;
-const char *gs_bench_mode_name(gs_bench_mode mode);   /* "resident", "streamed" */
-
-/* The copy bandwidths that bound one rank. */
-typedef struct gs_bench_ceiling {
-    double copy_gbps;   /* memory to memory, bytes read plus written: device-to-device
-                           cudaMemcpy (CUDA), memcpy on the OpenMP threads (CPU) */
-    double h2d_gbps;    /* pinned host-to-device cudaMemcpy; 0 on the CPU backend */
-    double duplex_gbps; /* pinned host-to-device and device-to-host cudaMemcpy at once, bytes
-                           of both directions; 0 on the CPU backend */
-} gs_bench_ceiling;
-
-/* Collective: measures every rank's ceilings at the same time (ranks on one
- * node share its memory and links, as they do while benchmarking), gathered
- * on every rank into `all` (gs_context_size() entries). */
-gs_status gs_bench_ceilings(gs_context *ctx, gs_bench_ceiling *all);
-
-/* One benchmark case. `n` is the global element count, split across the
- * ranks as the whole-array runs split it (docs/SEMANTICS.md). */
-typedef struct gs_bench_case {
-    int scan;             /* 0: gs_reduce, 1: gs_scan */
-    gs_type type;
-    gs_op op;
-    gs_scan_kind kind;    /* scans only */
-    gs_bench_mode mode;
-    int64_t n;            /* >= 1 */
-    int warmup;           /* untimed runs first, >= 0 */
-    int iters;            /* timed runs, >= 1 */
-    int check_iters;      /* further runs, each checked against the independent reference */
-    uint64_t seed;        /* the input is the generated array of this seed (never zeros) */
-} gs_bench_case;
-
-typedef struct gs_bench_result {
-    uint64_t bytes;       /* one run over all ranks: n x (input + output element size);
-                             reductions write none */
-    double median, min, max, p99;   /* seconds per run (nearest-rank p99) */
-    double gbps_rank;     /* bytes / median / ranks */
-    double gbps_total;    /* bytes / median */
-    int64_t wrong;        /* the worst checked run: wrong output elements of a scan,
-                             1 for a wrong reduction result; -1 when nothing was checked */
-} gs_bench_result;
-
-/* Collective: allocates the shard where c->mode says, generates it, runs
- * c->warmup, c->iters and c->check_iters times, and frees it. Every rank
- * returns the same status and result. Test hook: GS_BENCH_CORRUPT=1 in the
- * environment plants one wrong element (or a wrong reduction result) on
- * rank 0 before every check, so that r->wrong > 0. */
-gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result *r);
-/* ==== end of benchmarks ===================================================== */
-
-/* ==== the ladder (gs_ladder.c) ===============================================
- * Every kernel variant of the CUDA backend, the classic optimisation steps
- * first and the tuned default last, run side by side on the same
- * device-resident data of one rank's GPU, each timed and checked against the
- * independent reference (`gpuscan ladder`). The variants are gs_algo's
- * (kernel variants, above); the ladder's cub row is CUB's own call from the
- * identity, without the carry and overflow check that gs_scan's needs. */
-
-typedef struct gs_ladder_case {
-    int scan;              /* 0: reductions, 1: scans */
-    gs_type type;
-    gs_op op;
-    gs_scan_kind kind;     /* scans only */
-    int64_t n;             /* elements, >= 1 */
-    int warmup;            /* untimed runs first, >= 0 */
-    int iters;             /* timed runs, >= 1 */
-    uint64_t seed;         /* the input is the generated array of this seed */
-    int algo;              /* -1: every variant that serves the case; else one gs_algo */
-} gs_ladder_case;
-
-typedef struct gs_ladder_row {
-    int algo;              /* gs_algo, or -1 for the device-to-device copy */
-    double median;         /* seconds per run, median of the timed runs (CUDA events) */
-    uint64_t bytes;        /* bytes read plus written by one run */
-    double gbps;           /* bytes / median, 10^9 bytes per second */
-    int64_t wrong;         /* wrong output elements of the checked run (1 for a wrong
-                              reduction); -1 for the copy */
-} gs_ladder_row;
-
-/* The rows of one case: the copy first (the ceiling: n input elements
- * copied device to device, read plus written), then every variant in
- * ladder order (or the one asked for) and cub. `rows` holds at least
- * GS_ALGO_COUNT + 1 entries. Collective: each rank runs the case on its
- * own GPU; every rank returns the same status. GS_ERR_UNSUPPORTED on the
- * CPU backend. */
-gs_status gs_ladder_run(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row *rows, int *n_rows);
-/* ==== end of the ladder ===================================================== */
 
 #ifdef __cplusplus
 }

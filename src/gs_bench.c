@@ -27,6 +27,7 @@
 #include "gs_internal.h"
 #include "gs_mpi.h"
 #include "gs_run.h"
+#include "gs_tools.h"
 #include "gs_verify.h"
 #ifdef HAVE_CUDA
 #include "gs_cuda.h"
@@ -357,13 +358,6 @@ static gs_status compute_reference(gs_bench *b, gs_bench_reference *ref)
     return gs_mpi_sum_f64(b->ctx, &ref->abs_sum, 1);
 }
 
-/* The test hook: GS_BENCH_CORRUPT set to anything but "" or "0". */
-static int corrupt_requested(void)
-{
-    const char *e = getenv("GS_BENCH_CORRUPT");
-    return e && *e && strcmp(e, "0") != 0;
-}
-
 /* A value that no correct run gives where x is due: |x| + 1 away from a
  * finite x (beyond any error bound of docs/SEMANTICS.md), 0 for the others. */
 static double corrupt_float(double x)
@@ -397,7 +391,7 @@ static gs_acc acc_of_result(gs_type type, gs_op op, gs_value v)
 static gs_status check_run(gs_bench *b, const gs_bench_reference *ref, int64_t *wrong)
 {
     const gs_bench_case *c = b->c;
-    const int corrupt = corrupt_requested() && b->ctx->rank == 0;
+    const int corrupt = b->c->plant_wrong && b->ctx->rank == 0;
     if (!c->scan) {
         gs_value got = b->result;
         if (corrupt) {

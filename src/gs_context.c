@@ -75,15 +75,20 @@ static gs_status bind_device(gs_context *ctx)
  * but the default needs the CUDA backend, whose kernels they are. */
 static gs_status check_variants(gs_context *ctx)
 {
-    const gs_config *c = &ctx->cfg;
-    const gs_algo asked[2] = {c->reduce_algo, c->scan_algo};
+    const char *names[2] = {ctx->cfg.reduce_kernel, ctx->cfg.scan_kernel};
+    gs_algo *asked[2] = {&ctx->reduce_algo, &ctx->scan_algo};
     for (int scan = 0; scan < 2; scan++) {
-        if ((unsigned)asked[scan] >= GS_ALGO_COUNT || !gs_algo_serves(asked[scan], scan))
-            return gs_fail(ctx, GS_ERR_ARG, "kernel variant %s is no %s variant", gs_algo_name(asked[scan]),
+        *asked[scan] = GS_ALGO_DEFAULT;
+        if (names[scan] && gs_algo_from_name(names[scan], asked[scan]) != GS_OK)
+            return gs_fail(ctx, GS_ERR_ARG, "no kernel variant is called '%.64s'", names[scan]);
+    }
+    for (int scan = 0; scan < 2; scan++) {
+        if (!gs_algo_serves(*asked[scan], scan))
+            return gs_fail(ctx, GS_ERR_ARG, "kernel variant %s is no %s variant", gs_algo_name(*asked[scan]),
                            scan ? "scan" : "reduction");
-        if (asked[scan] != GS_ALGO_DEFAULT && ctx->backend != GS_BACKEND_CUDA)
+        if (*asked[scan] != GS_ALGO_DEFAULT && ctx->backend != GS_BACKEND_CUDA)
             return gs_fail(ctx, GS_ERR_UNSUPPORTED, "kernel variant %s runs on the CUDA backend only, not on the %s backend",
-                           gs_algo_name(asked[scan]), gs_backend_name(ctx->backend));
+                           gs_algo_name(*asked[scan]), gs_backend_name(ctx->backend));
     }
     return GS_OK;
 }
@@ -91,7 +96,7 @@ static gs_status check_variants(gs_context *ctx)
 static gs_status bind_variants(gs_context *ctx)
 {
 #ifdef HAVE_CUDA
-    gs_status st = gs_cuda_set_variants(ctx->cuda, ctx->cfg.reduce_algo, ctx->cfg.scan_algo);
+    gs_status st = gs_cuda_set_variants(ctx->cuda, ctx->reduce_algo, ctx->scan_algo);
     return st == GS_OK ? GS_OK : gs_fail(ctx, st, "%s", gs_cuda_error(ctx->cuda));
 #else
     (void)ctx;   /* only the CUDA backend has variants, and check_variants saw to that */

@@ -3,7 +3,7 @@
  * memory, in parallel with OpenMP when the build has it.
  *
  * One loop template serves every (type, op). GS_CPU_TYPES lists each type
- * with the C types that its rules in gs_acc.h call for, GS_CPU_OPS expands
+ * with the C types that its rules in gs_rules.h call for, GS_CPU_OPS expands
  * a type into its four ops, and GS_CPU_KERNELS instantiates the kernels of
  * one (type, op) from the element-wise step of its op. The entry points pick
  * the instance from a table once per call; no loop switches per element.
@@ -77,7 +77,7 @@
 #define GS_CPU_OVF_NONE(a, b, s) 0
 
 /*
- * The types and the C types of their rules (gs_acc.h):
+ * The types and the C types of their rules (gs_rules.h):
  *   OUT   element of sum and prod scans (gs_scan_output_type)
  *   WIDE  the carry of sum and prod scans and the accumulator of products,
  *         as gs_acc member WM: integers wrap in uint64_t, floats use fp64

@@ -1,12 +1,12 @@
 /*
  * gs_cpu.h - the CPU backend: local reductions and scans on host memory,
  * parallel with OpenMP when the build has it. Every (type, op) follows the
- * rules of gs_acc.h, exactly as the CUDA backend does.
+ * rules of gs_rules.h, exactly as the CUDA backend does.
  */
 #ifndef GS_CPU_H
 #define GS_CPU_H
 
-#include "gs_acc.h"
+#include "gs_rules.h"
 
 /* The reduction partial of in[0..n) (the identity when n == 0). */
 gs_acc gs_cpu_reduce(gs_type type, gs_op op, const void *in, int64_t n);

@@ -12,7 +12,7 @@
 #ifndef GS_GEN_H
 #define GS_GEN_H
 
-#include "gs_acc.h"
+#include "gs_rules.h"
 
 /* splitmix64's finaliser: a bijection of 64-bit words with good avalanche. */
 GS_HD uint64_t gs_gen_mix(uint64_t z)

@@ -9,7 +9,8 @@
 #define GS_INTERNAL_H
 
 #include "gpuscan.h"
-#include "gs_acc.h"
+#include "gs_algo.h"
+#include "gs_rules.h"
 
 #define GS_ERRMSG_LEN 512
 
@@ -22,6 +23,7 @@ struct gs_context {
     int rank, size, local_rank, local_size;
     gs_backend backend;     /* resolved: CPU or CUDA */
     gs_config cfg;
+    gs_algo reduce_algo, scan_algo;   /* cfg's kernel names, resolved */
     struct gs_cuda *cuda;
     struct gs_ring *ring;   /* the pipeline's buffers and events, kept between calls */
     char error[GS_ERRMSG_LEN];

@@ -21,6 +21,7 @@
 #include "gs_cpu.h"
 #include "gs_internal.h"
 #include "gs_mpi.h"
+#include "gs_tools.h"
 #include "gs_verify.h"
 #ifdef HAVE_CUDA
 #include "gs_cuda.h"

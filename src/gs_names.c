@@ -5,10 +5,11 @@
 #endif
 #include <string.h>
 
+#include "gs_algo.h"
 #include "gs_internal.h"
 
-static const char *const type_names[GS_TYPE_COUNT] = {"i32", "i64", "u32", "u64", "f32", "f64"};
-static const size_t type_sizes[GS_TYPE_COUNT] = {4, 8, 4, 8, 4, 8};
+#define GS_TYPE_NAME(e, name, c_type) [e] = #name,
+static const char *const type_names[GS_TYPE_COUNT] = {GS_TYPE_LIST(GS_TYPE_NAME)};
 static const char *const op_names[GS_OP_COUNT] = {"sum", "prod", "min", "max"};
 static const char *const backend_names[] = {"auto", "cpu", "cuda"};
 static const char *const phase_names[GS_PHASE_COUNT] = {"read", "h2d", "compute", "d2h",
@@ -25,7 +26,6 @@ static const struct { const char *name, *text; } statuses[GS_STATUS_COUNT] = {
     [GS_ERR_OVERFLOW] = {"GS_ERR_OVERFLOW", "64-bit integer overflow"},
     [GS_ERR_EMPTY] = {"GS_ERR_EMPTY", "min or max of an empty array"},
     [GS_ERR_UNSUPPORTED] = {"GS_ERR_UNSUPPORTED", "not supported by this build or machine"},
-    [GS_ERR_VERIFY] = {"GS_ERR_VERIFY", "verification found wrong elements"},
 };
 
 const char *gs_status_name(gs_status s)
@@ -47,7 +47,7 @@ const char *gs_backend_name(gs_backend b)
     return (unsigned)b <= GS_BACKEND_CUDA ? backend_names[b] : "?";
 }
 
-size_t gs_type_size(gs_type t) { return (unsigned)t < GS_TYPE_COUNT ? type_sizes[t] : 0; }
+size_t gs_type_size(gs_type t) { return (unsigned)t < GS_TYPE_COUNT ? (size_t)gs_type_bytes(t) : 0; }
 
 static int find_name(const char *const *names, int count, const char *name)
 {
@@ -80,20 +80,21 @@ gs_status gs_backend_from_name(const char *name, gs_backend *b)
     return GS_OK;
 }
 
-static gs_type widen(gs_type t)
+gs_type gs_reduce_result_type(gs_type t, gs_op op) { return gs_rule_reduce_result(t, op); }
+gs_type gs_scan_output_type(gs_type t, gs_op op) { return gs_rule_scan_output(t, op); }
+
+const char *gs_get_version(int *major, int *minor, int *patch)
 {
-    return t == GS_I32 ? GS_I64 : t == GS_U32 ? GS_U64 : t;
+    if (major) *major = GS_VERSION_MAJOR;
+    if (minor) *minor = GS_VERSION_MINOR;
+    if (patch) *patch = GS_VERSION_PATCH;
+    return GS_VERSION_STRING;
 }
 
-gs_type gs_reduce_result_type(gs_type t, gs_op op)
+void gs_config_init(gs_config *cfg)
 {
-    if (op == GS_MIN || op == GS_MAX) return t;
-    return gs_type_is_float(t) ? GS_F64 : widen(t);
-}
-
-gs_type gs_scan_output_type(gs_type t, gs_op op)
-{
-    return (op == GS_SUM || op == GS_PROD) ? widen(t) : t;
+    static const gs_config defaults = GS_CONFIG_INIT;
+    *cfg = defaults;
 }
 
 const char *gs_build_info(void)
@@ -122,7 +123,7 @@ const char *gs_algo_name(gs_algo a)
 
 gs_status gs_algo_from_name(const char *name, gs_algo *a)
 {
-    for (int i = 0; i < GS_ALGO_COUNT; i++) {
+    for (int i = 0; name && i < GS_ALGO_COUNT; i++) {
         if (strcmp(name, algo_names[i]) == 0) {
             *a = (gs_algo)i;
             return GS_OK;

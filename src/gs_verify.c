@@ -1,7 +1,7 @@
 /*
  * gs_verify.c - the independent reference: serial loops that apply the rules
- * of gs_acc.h one element at a time, in index order. Deliberately plain and
- * slow; it shares nothing with the backends but gs_acc.h's scalar functions,
+ * of gs_rules.h one element at a time, in index order. Deliberately plain and
+ * slow; it shares nothing with the backends but gs_rules.h's scalar functions,
  * so that a fast kernel and its check do not share a mistake.
  */
 #include <math.h>

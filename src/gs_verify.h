@@ -1,7 +1,7 @@
 /*
  * gs_verify.h - the independent reference behind --verify and the tests:
  * plain serial loops over host memory, sharing no code with the backends
- * (only the semantics of gs_acc.h), with the documented error bounds.
+ * (only the semantics of gs_rules.h), with the documented error bounds.
  *
  * Error bounds for floats (u64 = 2^-53; u_out = 2^-24 for f32 output, 2^-53
  * for f64; N = the global element count):
@@ -16,7 +16,7 @@
 #ifndef GS_VERIFY_H
 #define GS_VERIFY_H
 
-#include "gs_acc.h"
+#include "gs_rules.h"
 
 /* Serial reduction partial of in[0..n). */
 gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n);

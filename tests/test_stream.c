@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_algo.h"
 #include "gs_cpu.h"
 #include "gs_pipe.h"
 #include "gs_test.h"
@@ -205,8 +206,8 @@ static gs_status create_with(gs_backend backend, gs_algo reduce, gs_algo scan, g
 {
     gs_config cfg = GS_CONFIG_INIT;
     cfg.backend = backend;
-    cfg.reduce_algo = reduce;
-    cfg.scan_algo = scan;
+    cfg.reduce_kernel = gs_algo_name(reduce);
+    cfg.scan_kernel = gs_algo_name(scan);
     return gs_context_create(MPI_COMM_WORLD, &cfg, made);
 }
 

@@ -1,6 +1,12 @@
 /*
- * gs_acc.h - accumulators and the semantics of each (type, op), shared by the
- * CPU backend (C), the CUDA kernels (C++) and the MPI combines.
+ * gs_rules.h - the type rules: the one source of what every (type, op) means,
+ * shared by the CPU backend (C), the CUDA kernels (C++), the MPI combines and
+ * the names of the public API. Nothing here depends on a backend or on MPI.
+ *
+ * Element types: GS_TYPE_LIST names each with its C type.
+ * Results: integer sums and products widen to 64 bits of the same signedness
+ * (as NumPy), float sums and products reduce in fp64, min and max keep the
+ * element type; a scan's output widens integer sums and products likewise.
  *
  * Reductions accumulate into a gs_acc:
  *   integer sum   signed: exact 128-bit (s), unsigned: exact 128-bit (w);
@@ -8,21 +14,34 @@
  *   integer prod  wrapping 64-bit (u); signed results are the same bits (NumPy)
  *   integer min/max  64-bit of the input's signedness (i or u)
  *   float (any op)   fp64 (f); min/max propagate NaN
- * Scans carry a 64-bit gs_acc: integer sums wrap (u) and each output element
- * is checked for overflow where it is formed (gs_add_*_overflows), which
- * catches the first overflowing prefix exactly.
+ * Scans carry a 64-bit gs_acc (gs_scan_carry_kind): integer sums wrap (u) and
+ * each output element is checked for overflow where it is formed
+ * (gs_add_*_overflows), which catches the first overflowing prefix exactly.
  */
-#ifndef GS_ACC_H
-#define GS_ACC_H
+#ifndef GS_RULES_H
+#define GS_RULES_H
 
 #include <stdint.h>
 #include "gpuscan.h"
 
 #ifdef __CUDACC__
 #define GS_HD __host__ __device__ __forceinline__
+/* the rules that name a type are constant expressions in C++, so that the
+ * kernels' traits derive their C++ types from them */
+#define GS_HD_CONST __host__ __device__ __forceinline__ constexpr
 #else
 #define GS_HD static inline
+#define GS_HD_CONST static inline
 #endif
+
+/* Every element type with its name and C type: X(enum, name, C type). */
+#define GS_TYPE_LIST(X)        \
+    X(GS_I32, i32, int32_t)    \
+    X(GS_I64, i64, int64_t)    \
+    X(GS_U32, u32, uint32_t)   \
+    X(GS_U64, u64, uint64_t)   \
+    X(GS_F32, f32, float)      \
+    X(GS_F64, f64, double)
 
 typedef __int128 gs_i128;
 typedef unsigned __int128 gs_u128;
@@ -38,15 +57,40 @@ typedef union gs_acc {
 /* Which member of gs_acc a reduction of (type, op) uses. */
 typedef enum gs_acc_kind { GS_ACC_I64, GS_ACC_U64, GS_ACC_F64, GS_ACC_S128, GS_ACC_U128 } gs_acc_kind;
 
-GS_HD int gs_type_is_float(gs_type t) { return t == GS_F32 || t == GS_F64; }
-GS_HD int gs_type_is_signed(gs_type t) { return t == GS_I32 || t == GS_I64; }
+GS_HD_CONST int gs_type_is_float(gs_type t) { return t == GS_F32 || t == GS_F64; }
+GS_HD_CONST int gs_type_is_signed(gs_type t) { return t == GS_I32 || t == GS_I64; }
+GS_HD_CONST int gs_type_bytes(gs_type t) { return t == GS_I32 || t == GS_U32 || t == GS_F32 ? 4 : 8; }
 
-GS_HD gs_acc_kind gs_reduce_acc_kind(gs_type t, gs_op op)
+/* i32 -> i64, u32 -> u64; the rest are 64 bits wide already. */
+GS_HD_CONST gs_type gs_type_widened(gs_type t) { return t == GS_I32 ? GS_I64 : t == GS_U32 ? GS_U64 : t; }
+
+/* The type of a reduction's result (gpuscan.h: gs_reduce_result_type). */
+GS_HD_CONST gs_type gs_rule_reduce_result(gs_type t, gs_op op)
 {
-    if (gs_type_is_float(t)) return GS_ACC_F64;
-    if (op == GS_SUM) return gs_type_is_signed(t) ? GS_ACC_S128 : GS_ACC_U128;
-    if (op == GS_PROD) return GS_ACC_U64;
-    return gs_type_is_signed(t) ? GS_ACC_I64 : GS_ACC_U64;
+    return op == GS_MIN || op == GS_MAX ? t : gs_type_is_float(t) ? GS_F64 : gs_type_widened(t);
+}
+
+/* The element type of a scan's output (gpuscan.h: gs_scan_output_type). */
+GS_HD_CONST gs_type gs_rule_scan_output(gs_type t, gs_op op)
+{
+    return op == GS_SUM || op == GS_PROD ? gs_type_widened(t) : t;
+}
+
+/* The accumulator of a reduction of (type, op). */
+GS_HD_CONST gs_acc_kind gs_reduce_acc_kind(gs_type t, gs_op op)
+{
+    return gs_type_is_float(t) ? GS_ACC_F64
+         : op == GS_SUM ? (gs_type_is_signed(t) ? GS_ACC_S128 : GS_ACC_U128)
+         : op == GS_PROD ? GS_ACC_U64
+         : gs_type_is_signed(t) ? GS_ACC_I64 : GS_ACC_U64;
+}
+
+/* The 64-bit carry of a scan of (type, op): integer sums and products wrap
+ * in u64, integer min and max keep the signedness, floats use fp64. */
+GS_HD_CONST gs_acc_kind gs_scan_carry_kind(gs_type t, gs_op op)
+{
+    return gs_type_is_float(t) ? GS_ACC_F64
+         : (op == GS_MIN || op == GS_MAX) && gs_type_is_signed(t) ? GS_ACC_I64 : GS_ACC_U64;
 }
 
 /* NaN-propagating min and max, as numpy.minimum / numpy.maximum. */
@@ -116,4 +160,4 @@ GS_HD gs_acc gs_acc_scan_carry(gs_type t, gs_op op, gs_acc reduced)
     return c;
 }
 
-#endif /* GS_ACC_H */
+#endif /* GS_RULES_H */
