@@ -17,14 +17,14 @@
 #include "gs_mpi.h"
 
 /* Call an MPI function; when it fails, return GS_ERR_MPI naming it. */
-#define GS_MPI_CALL(ctx, fn, args)                                               \
+#define GS_MPI_CALL(m, fn, args)                                               \
     do {                                                                         \
         int gs_mpi_err_ = fn args;                                               \
         if (gs_mpi_err_ != MPI_SUCCESS)                                          \
-            return gs_mpi_fail((ctx), GS_ERR_MPI, gs_mpi_err_, "%s", #fn);       \
+            return gs_mpi_fail((m), GS_ERR_MPI, gs_mpi_err_, "%s", #fn);       \
     } while (0)
 
-gs_status gs_mpi_fail(gs_context *ctx, gs_status status, int mpi_error, const char *fmt, ...)
+gs_status gs_mpi_fail(gs_mpi *m, gs_status status, int mpi_error, const char *fmt, ...)
 {
     char what[GS_ERRMSG_LEN];
     va_list ap;
@@ -36,7 +36,7 @@ gs_status gs_mpi_fail(gs_context *ctx, gs_status status, int mpi_error, const ch
     int len = 0;
     if (MPI_Error_string(mpi_error, why, &len) != MPI_SUCCESS)
         snprintf(why, sizeof why, "MPI error code %d", mpi_error);
-    return gs_fail(ctx, status, "%s: %s", what, why);
+    return gs_err_set(m->err, status, "%s: %s", what, why);
 }
 
 /* ---- user-defined combines ------------------------------------------------
@@ -87,20 +87,20 @@ static void user_combines_free(void)
     if (gs_mpi_user.acc128 != MPI_DATATYPE_NULL) MPI_Type_free(&gs_mpi_user.acc128);
 }
 
-static gs_status user_combines_create(gs_context *ctx)
+static gs_status user_combines_create(gs_mpi *m)
 {
-    GS_MPI_CALL(ctx, MPI_Type_contiguous, (2, MPI_UINT64_T, &gs_mpi_user.acc128));
-    GS_MPI_CALL(ctx, MPI_Type_commit, (&gs_mpi_user.acc128));
-    GS_MPI_CALL(ctx, MPI_Op_create, (user_sum128, 1, &gs_mpi_user.sum128));
-    GS_MPI_CALL(ctx, MPI_Op_create, (user_fmin, 1, &gs_mpi_user.fmin));
-    GS_MPI_CALL(ctx, MPI_Op_create, (user_fmax, 1, &gs_mpi_user.fmax));
+    GS_MPI_CALL(m, MPI_Type_contiguous, (2, MPI_UINT64_T, &gs_mpi_user.acc128));
+    GS_MPI_CALL(m, MPI_Type_commit, (&gs_mpi_user.acc128));
+    GS_MPI_CALL(m, MPI_Op_create, (user_sum128, 1, &gs_mpi_user.sum128));
+    GS_MPI_CALL(m, MPI_Op_create, (user_fmin, 1, &gs_mpi_user.fmin));
+    GS_MPI_CALL(m, MPI_Op_create, (user_fmax, 1, &gs_mpi_user.fmax));
     return GS_OK;
 }
 
-static gs_status user_combines_acquire(gs_context *ctx)
+static gs_status user_combines_acquire(gs_mpi *m)
 {
     if (gs_mpi_user.contexts == 0) {
-        gs_status status = user_combines_create(ctx);
+        gs_status status = user_combines_create(m);
         if (status != GS_OK) {
             user_combines_free();
             return status;
@@ -153,42 +153,44 @@ static void combine_of(gs_acc_kind kind, gs_op op, MPI_Datatype *type, MPI_Op *m
 
 /* ---- set-up -------------------------------------------------------------- */
 
-static void free_comms(gs_context *ctx)
+static void free_comms(gs_mpi *m)
 {
-    if (ctx->node_comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->node_comm);
-    if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+    if (m->node_comm != MPI_COMM_NULL) MPI_Comm_free(&m->node_comm);
+    if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
 }
 
-static gs_status setup_comms(gs_context *ctx, MPI_Comm comm)
+static gs_status setup_comms(gs_mpi *m, MPI_Comm comm)
 {
-    GS_MPI_CALL(ctx, MPI_Comm_dup, (comm, &ctx->comm));
-    /* communicators split from ctx->comm inherit this handler */
-    GS_MPI_CALL(ctx, MPI_Comm_set_errhandler, (ctx->comm, MPI_ERRORS_RETURN));
-    GS_MPI_CALL(ctx, MPI_Comm_rank, (ctx->comm, &ctx->rank));
-    GS_MPI_CALL(ctx, MPI_Comm_size, (ctx->comm, &ctx->size));
-    GS_MPI_CALL(ctx, MPI_Comm_split_type,
-                (ctx->comm, MPI_COMM_TYPE_SHARED, ctx->rank, MPI_INFO_NULL, &ctx->node_comm));
-    GS_MPI_CALL(ctx, MPI_Comm_rank, (ctx->node_comm, &ctx->local_rank));
-    GS_MPI_CALL(ctx, MPI_Comm_size, (ctx->node_comm, &ctx->local_size));
+    GS_MPI_CALL(m, MPI_Comm_dup, (comm, &m->comm));
+    /* communicators split from m->comm inherit this handler */
+    GS_MPI_CALL(m, MPI_Comm_set_errhandler, (m->comm, MPI_ERRORS_RETURN));
+    GS_MPI_CALL(m, MPI_Comm_rank, (m->comm, &m->rank));
+    m->err->rank = m->rank;
+    GS_MPI_CALL(m, MPI_Comm_size, (m->comm, &m->size));
+    GS_MPI_CALL(m, MPI_Comm_split_type,
+                (m->comm, MPI_COMM_TYPE_SHARED, m->rank, MPI_INFO_NULL, &m->node_comm));
+    GS_MPI_CALL(m, MPI_Comm_rank, (m->node_comm, &m->local_rank));
+    GS_MPI_CALL(m, MPI_Comm_size, (m->node_comm, &m->local_size));
     return GS_OK;
 }
 
-/* On failure nothing stays allocated and ctx->comm is MPI_COMM_NULL, which
- * is how gs_mpi_teardown tells a context that was set up. */
-gs_status gs_mpi_setup(gs_context *ctx, MPI_Comm comm)
+/* On failure nothing stays allocated and m->comm is MPI_COMM_NULL, which
+ * is how gs_mpi_teardown tells a handle that was set up. */
+gs_status gs_mpi_setup(gs_mpi *m, MPI_Comm comm, gs_err *err)
 {
-    ctx->comm = ctx->node_comm = MPI_COMM_NULL;
-    gs_status status = setup_comms(ctx, comm);
-    if (status == GS_OK) status = user_combines_acquire(ctx);
-    if (status != GS_OK) free_comms(ctx);
+    m->comm = m->node_comm = MPI_COMM_NULL;
+    m->err = err;
+    gs_status status = setup_comms(m, comm);
+    if (status == GS_OK) status = user_combines_acquire(m);
+    if (status != GS_OK) free_comms(m);
     return status;
 }
 
-void gs_mpi_teardown(gs_context *ctx)
+void gs_mpi_teardown(gs_mpi *m)
 {
-    if (ctx->comm == MPI_COMM_NULL) return;
+    if (m->comm == MPI_COMM_NULL) return;
     user_combines_release();
-    free_comms(ctx);
+    free_comms(m);
 }
 
 int gs_mpi_pick_device(int local_rank, int device_count, int requested)
@@ -200,29 +202,29 @@ int gs_mpi_pick_device(int local_rank, int device_count, int requested)
 
 /* ---- agreement and combines ---------------------------------------------- */
 
-gs_status gs_mpi_agree(gs_context *ctx, gs_status mine)
+gs_status gs_mpi_agree(gs_mpi *m, gs_status mine)
 {
     /* MINLOC over (rank, status), where ranks that succeeded stand as `size`:
      * the minimum is the lowest failing rank, its index that rank's status
      * (when all succeeded every pair is (size, GS_OK)). */
-    struct { int rank, status; } pair = { mine != GS_OK ? ctx->rank : ctx->size, (int)mine };
-    GS_MPI_CALL(ctx, MPI_Allreduce, (MPI_IN_PLACE, &pair, 1, MPI_2INT, MPI_MINLOC, ctx->comm));
-    if (pair.rank == ctx->size) return GS_OK;
-    GS_MPI_CALL(ctx, MPI_Bcast, (ctx->error, GS_ERRMSG_LEN, MPI_CHAR, pair.rank, ctx->comm));
-    ctx->error[GS_ERRMSG_LEN - 1] = '\0';
+    struct { int rank, status; } pair = { mine != GS_OK ? m->rank : m->size, (int)mine };
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, &pair, 1, MPI_2INT, MPI_MINLOC, m->comm));
+    if (pair.rank == m->size) return GS_OK;
+    GS_MPI_CALL(m, MPI_Bcast, (m->err->msg, GS_ERRMSG_LEN, MPI_CHAR, pair.rank, m->comm));
+    m->err->msg[GS_ERRMSG_LEN - 1] = '\0';
     return (gs_status)pair.status;
 }
 
-gs_status gs_mpi_allreduce_acc(gs_context *ctx, gs_type type, gs_op op, gs_acc *acc)
+gs_status gs_mpi_allreduce_acc(gs_mpi *m, gs_type type, gs_op op, gs_acc *acc)
 {
     MPI_Datatype mpi_type;
     MPI_Op mpi_op;
     combine_of(gs_reduce_acc_kind(type, op), op, &mpi_type, &mpi_op);
-    GS_MPI_CALL(ctx, MPI_Allreduce, (MPI_IN_PLACE, acc, 1, mpi_type, mpi_op, ctx->comm));
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, acc, 1, mpi_type, mpi_op, m->comm));
     return GS_OK;
 }
 
-gs_status gs_mpi_exscan_carry(gs_context *ctx, gs_type type, gs_op op, gs_acc local,
+gs_status gs_mpi_exscan_carry(gs_mpi *m, gs_type type, gs_op op, gs_acc local,
                               gs_acc *offset)
 {
     /* gs_acc_scan_carry is idempotent: `local` may be a reduction partial or
@@ -236,55 +238,55 @@ gs_status gs_mpi_exscan_carry(gs_context *ctx, gs_type type, gs_op op, gs_acc lo
     combine_of(kind, op, &mpi_type, &mpi_op);
     gs_acc lower;
     lower.w = 0;
-    GS_MPI_CALL(ctx, MPI_Exscan, (&carry, &lower, 1, mpi_type, mpi_op, ctx->comm));
+    GS_MPI_CALL(m, MPI_Exscan, (&carry, &lower, 1, mpi_type, mpi_op, m->comm));
     /* MPI leaves rank 0's result undefined */
-    *offset = ctx->rank == 0 ? gs_acc_identity(type, op) : lower;
+    *offset = m->rank == 0 ? gs_acc_identity(type, op) : lower;
     return GS_OK;
 }
 
-gs_status gs_mpi_stats(gs_context *ctx, const double *mine, int count, double *min,
+gs_status gs_mpi_stats(gs_mpi *m, const double *mine, int count, double *min,
                        double *avg, double *max)
 {
-    GS_MPI_CALL(ctx, MPI_Allreduce, (mine, min, count, MPI_DOUBLE, MPI_MIN, ctx->comm));
-    GS_MPI_CALL(ctx, MPI_Allreduce, (mine, max, count, MPI_DOUBLE, MPI_MAX, ctx->comm));
-    GS_MPI_CALL(ctx, MPI_Allreduce, (mine, avg, count, MPI_DOUBLE, MPI_SUM, ctx->comm));
-    for (int i = 0; i < count; i++) avg[i] /= ctx->size;
+    GS_MPI_CALL(m, MPI_Allreduce, (mine, min, count, MPI_DOUBLE, MPI_MIN, m->comm));
+    GS_MPI_CALL(m, MPI_Allreduce, (mine, max, count, MPI_DOUBLE, MPI_MAX, m->comm));
+    GS_MPI_CALL(m, MPI_Allreduce, (mine, avg, count, MPI_DOUBLE, MPI_SUM, m->comm));
+    for (int i = 0; i < count; i++) avg[i] /= m->size;
     return GS_OK;
 }
 
-gs_status gs_mpi_sum_i64(gs_context *ctx, int64_t mine, int64_t *total)
+gs_status gs_mpi_sum_i64(gs_mpi *m, int64_t mine, int64_t *total)
 {
-    GS_MPI_CALL(ctx, MPI_Allreduce, (&mine, total, 1, MPI_INT64_T, MPI_SUM, ctx->comm));
+    GS_MPI_CALL(m, MPI_Allreduce, (&mine, total, 1, MPI_INT64_T, MPI_SUM, m->comm));
     return GS_OK;
 }
 
-gs_status gs_mpi_max_i64(gs_context *ctx, int64_t mine, int64_t *max)
+gs_status gs_mpi_max_i64(gs_mpi *m, int64_t mine, int64_t *max)
 {
-    GS_MPI_CALL(ctx, MPI_Allreduce, (&mine, max, 1, MPI_INT64_T, MPI_MAX, ctx->comm));
+    GS_MPI_CALL(m, MPI_Allreduce, (&mine, max, 1, MPI_INT64_T, MPI_MAX, m->comm));
     return GS_OK;
 }
 
-gs_status gs_mpi_sum_f64(gs_context *ctx, double *values, int count)
+gs_status gs_mpi_sum_f64(gs_mpi *m, double *values, int count)
 {
-    GS_MPI_CALL(ctx, MPI_Allreduce, (MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, ctx->comm));
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, values, count, MPI_DOUBLE, MPI_SUM, m->comm));
     return GS_OK;
 }
 
-gs_status gs_mpi_exscan_f64(gs_context *ctx, double mine, double *offset)
+gs_status gs_mpi_exscan_f64(gs_mpi *m, double mine, double *offset)
 {
     double lower = 0.0;
-    GS_MPI_CALL(ctx, MPI_Exscan, (&mine, &lower, 1, MPI_DOUBLE, MPI_SUM, ctx->comm));
-    *offset = ctx->rank == 0 ? 0.0 : lower;
+    GS_MPI_CALL(m, MPI_Exscan, (&mine, &lower, 1, MPI_DOUBLE, MPI_SUM, m->comm));
+    *offset = m->rank == 0 ? 0.0 : lower;
     return GS_OK;
 }
 
-gs_status gs_mpi_allgather_bytes(gs_context *ctx, const void *mine, size_t bytes, void *all)
+gs_status gs_mpi_allgather_bytes(gs_mpi *m, const void *mine, size_t bytes, void *all)
 {
     /* every rank passes the same size, so every rank fails alike */
     if (bytes > INT_MAX)
-        return gs_fail(ctx, GS_ERR_ARG, "allgather of %zu bytes per rank exceeds an MPI count",
+        return gs_err_set(m->err, GS_ERR_ARG, "allgather of %zu bytes per rank exceeds an MPI count",
                        bytes);
-    GS_MPI_CALL(ctx, MPI_Allgather,
-                (mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, ctx->comm));
+    GS_MPI_CALL(m, MPI_Allgather,
+                (mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, m->comm));
     return GS_OK;
 }

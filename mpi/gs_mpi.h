@@ -1,22 +1,35 @@
 /*
- * gs_mpi.h - everything MPI: communicator set-up, the node-local rank that
- * picks the GPU, error agreement, typed combines of partials and carries,
- * and MPI-IO on shards. All functions here are collective over ctx->comm
- * unless marked "local".
+ * gs_mpi.h - everything MPI, behind its own handle: communicator set-up, the
+ * node-local rank that picks the GPU, error agreement, typed combines of
+ * partials and carries, and MPI-IO on shards. Depends only on the status
+ * layer (gs_status.h) and the type rules (gs_rules.h). All functions here
+ * are collective over m->comm unless marked "local"; failures are recorded
+ * in m->err.
  */
 #ifndef GS_MPI_H
 #define GS_MPI_H
 
-#include "gs_internal.h"
+#include <mpi.h>
 
-/* Fill ctx->comm (a duplicate of `comm`), ctx->node_comm, rank, size,
- * local_rank and local_size. */
-gs_status gs_mpi_setup(gs_context *ctx, MPI_Comm comm);
-void gs_mpi_teardown(gs_context *ctx);
+#include "gs_rules.h"
+#include "gs_status.h"
+
+typedef struct gs_mpi {
+    MPI_Comm comm;          /* our duplicate of the caller's communicator */
+    MPI_Comm node_comm;     /* the ranks sharing this node */
+    int rank, size, local_rank, local_size;
+    gs_err *err;            /* where this rank's failures are recorded */
+} gs_mpi;
+
+/* Fill m (a duplicate of `comm`, the node communicator, ranks and sizes);
+ * failures go to `err`, whose rank is set as soon as it is known. On failure
+ * nothing stays allocated. */
+gs_status gs_mpi_setup(gs_mpi *m, MPI_Comm comm, gs_err *err);
+void gs_mpi_teardown(gs_mpi *m);
 
 /* Local. Record a failed MPI call on this rank: `status` with the message
  * "<fmt...>: <MPI's error string for mpi_error>". Returns `status`. */
-gs_status gs_mpi_fail(gs_context *ctx, gs_status status, int mpi_error, const char *fmt, ...)
+gs_status gs_mpi_fail(gs_mpi *m, gs_status status, int mpi_error, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /* Local. The device this rank binds: `requested` when >= 0; the only device
@@ -26,55 +39,55 @@ int gs_mpi_pick_device(int local_rank, int device_count, int requested);
 
 /* Agree on the outcome of a step. Every rank passes its own status; every
  * rank returns the same one: GS_OK when all succeeded, else the status of the
- * lowest failing rank, whose message (ctx->error) is copied to every rank. */
-gs_status gs_mpi_agree(gs_context *ctx, gs_status mine);
+ * lowest failing rank, whose message (m->err) is copied to every rank. */
+gs_status gs_mpi_agree(gs_mpi *m, gs_status mine);
 
 /* Combine reduction partials of (type, op) over all ranks, in place; every
  * rank gets the result. Builtin MPI ops where they match the semantics,
  * user-defined ops for 128-bit integer sums and NaN-propagating min/max. */
-gs_status gs_mpi_allreduce_acc(gs_context *ctx, gs_type type, gs_op op, gs_acc *acc);
+gs_status gs_mpi_allreduce_acc(gs_mpi *m, gs_type type, gs_op op, gs_acc *acc);
 
 /* The scan offset of this rank: the combination of the 64-bit scan carries
  * (gs_acc_scan_carry) of all lower ranks, the identity on rank 0. */
-gs_status gs_mpi_exscan_carry(gs_context *ctx, gs_type type, gs_op op, gs_acc local,
+gs_status gs_mpi_exscan_carry(gs_mpi *m, gs_type type, gs_op op, gs_acc local,
                               gs_acc *offset);
 
 /* min/avg/max over ranks of `count` doubles (for phase timings). */
-gs_status gs_mpi_stats(gs_context *ctx, const double *mine, int count, double *min,
+gs_status gs_mpi_stats(gs_mpi *m, const double *mine, int count, double *min,
                        double *avg, double *max);
 
 /* Sum of a 64-bit count over ranks. */
-gs_status gs_mpi_sum_i64(gs_context *ctx, int64_t mine, int64_t *total);
+gs_status gs_mpi_sum_i64(gs_mpi *m, int64_t mine, int64_t *total);
 /* Largest of a 64-bit count over ranks. */
-gs_status gs_mpi_max_i64(gs_context *ctx, int64_t mine, int64_t *max);
+gs_status gs_mpi_max_i64(gs_mpi *m, int64_t mine, int64_t *max);
 /* Sum of doubles over ranks, in place (float error-bound terms). */
-gs_status gs_mpi_sum_f64(gs_context *ctx, double *values, int count);
+gs_status gs_mpi_sum_f64(gs_mpi *m, double *values, int count);
 /* Exclusive prefix sum of a double over ranks (0 on rank 0). */
-gs_status gs_mpi_exscan_f64(gs_context *ctx, double mine, double *offset);
+gs_status gs_mpi_exscan_f64(gs_mpi *m, double mine, double *offset);
 /* Every rank's `bytes` bytes, gathered in rank order on every rank. */
-gs_status gs_mpi_allgather_bytes(gs_context *ctx, const void *mine, size_t bytes, void *all);
+gs_status gs_mpi_allgather_bytes(gs_mpi *m, const void *mine, size_t bytes, void *all);
 
 /* ---- MPI-IO ------------------------------------------------------------ */
 typedef struct gs_file gs_file;
 
 /* Open `path` for reading on every rank. The message names the file. */
-gs_status gs_mpiio_open_read(gs_context *ctx, const char *path, gs_file **f);
+gs_status gs_mpiio_open_read(gs_mpi *m, const char *path, gs_file **f);
 /* Size of the file in bytes. */
-gs_status gs_mpiio_size(gs_context *ctx, gs_file *f, uint64_t *bytes);
+gs_status gs_mpiio_size(gs_mpi *m, gs_file *f, uint64_t *bytes);
 /* Read `bytes` at byte `offset` into buf: collective; correct beyond 2 GiB
  * (the request is split into pieces whose counts fit an int). Each rank may
  * pass its own offset and size, including 0. */
-gs_status gs_mpiio_read_at(gs_context *ctx, gs_file *f, uint64_t offset, void *buf,
+gs_status gs_mpiio_read_at(gs_mpi *m, gs_file *f, uint64_t offset, void *buf,
                            uint64_t bytes);
 
 /* Create a temporary file beside `final_path` (same folder) for writing. */
-gs_status gs_mpiio_create(gs_context *ctx, const char *final_path, gs_file **f);
+gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, gs_file **f);
 /* Collective write of `bytes` at byte `offset`, like gs_mpiio_read_at. */
-gs_status gs_mpiio_write_at(gs_context *ctx, gs_file *f, uint64_t offset, const void *buf,
+gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *buf,
                             uint64_t bytes);
 /* Close; for a file from gs_mpiio_create, `keep` = 1 renames it to its final
  * path (call only after every rank agreed on success), 0 deletes it. */
-gs_status gs_mpiio_close(gs_context *ctx, gs_file *f, int keep);
+gs_status gs_mpiio_close(gs_mpi *m, gs_file *f, int keep);
 
 /* Test hook. Local. The largest byte count of one MPI-IO call (default and
  * maximum 1 GiB; 0 restores the default), so that tests can split small

@@ -59,13 +59,13 @@ static char *temp_name(const char *path, const char *suffix)
 
 /* Local. `temp_suffix` NULL: a file to read; else one to write through a
  * temporary. */
-static gs_status file_new(gs_context *ctx, const char *path, const char *temp_suffix,
+static gs_status file_new(gs_mpi *m, const char *path, const char *temp_suffix,
                           gs_file **out)
 {
     *out = NULL;
     const char *slash = strrchr(path, '/');
     if (temp_suffix && (*path == '\0' || (slash && slash[1] == '\0')))
-        return gs_fail(ctx, GS_ERR_ARG, "'%s': not a file name", path);
+        return gs_err_set(m->err, GS_ERR_ARG, "'%s': not a file name", path);
 
     gs_file *f = calloc(1, sizeof *f);
     if (f) {
@@ -75,17 +75,17 @@ static gs_status file_new(gs_context *ctx, const char *path, const char *temp_su
     }
     if (!f || !f->path || (temp_suffix && !f->temp_path)) {
         file_free(f);
-        return gs_fail(ctx, GS_ERR_NOMEM, "%s: out of memory", path);
+        return gs_err_set(m->err, GS_ERR_NOMEM, "%s: out of memory", path);
     }
     *out = f;
     return GS_OK;
 }
 
 /* Open the file (its temporary when writing) on every rank and agree. */
-static gs_status file_open(gs_context *ctx, gs_file *f, int amode, const char *failure)
+static gs_status file_open(gs_mpi *m, gs_file *f, int amode, const char *failure)
 {
     MPI_File fh = MPI_FILE_NULL;
-    int err = MPI_File_open(ctx->comm, f->temp_path ? f->temp_path : f->path, amode,
+    int err = MPI_File_open(m->comm, f->temp_path ? f->temp_path : f->path, amode,
                             MPI_INFO_NULL, &fh);
     if (err == MPI_SUCCESS) {
         f->fh = fh;
@@ -93,18 +93,18 @@ static gs_status file_open(gs_context *ctx, gs_file *f, int amode, const char *f
         err = MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
     }
     gs_status status = GS_OK;
-    if (err != MPI_SUCCESS) status = gs_mpi_fail(ctx, GS_ERR_IO, err, "%s: %s", f->path, failure);
-    return gs_mpi_agree(ctx, status);
+    if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: %s", f->path, failure);
+    return gs_mpi_agree(m, status);
 }
 
 /* Rank 0 removes a temporary after a failure already reported: best effort. */
-static void temp_discard(gs_context *ctx, const gs_file *f)
+static void temp_discard(gs_mpi *m, const gs_file *f)
 {
-    if (f->temp_path && ctx->rank == 0) unlink(f->temp_path);
+    if (f->temp_path && m->rank == 0) unlink(f->temp_path);
 }
 
 /* Hand out a file every rank opened; else undo what was done. */
-static gs_status file_settle(gs_context *ctx, gs_status status, gs_file *f, gs_file **out)
+static gs_status file_settle(gs_mpi *m, gs_status status, gs_file *f, gs_file **out)
 {
     if (status == GS_OK) {
         *out = f;
@@ -112,100 +112,100 @@ static gs_status file_settle(gs_context *ctx, gs_status status, gs_file *f, gs_f
     }
     if (f) {
         if (f->fh != MPI_FILE_NULL) MPI_File_close(&f->fh);
-        temp_discard(ctx, f);
+        temp_discard(m, f);
         file_free(f);
     }
     *out = NULL;
     return status;
 }
 
-gs_status gs_mpiio_open_read(gs_context *ctx, const char *path, gs_file **out)
+gs_status gs_mpiio_open_read(gs_mpi *m, const char *path, gs_file **out)
 {
     gs_file *f = NULL;
-    gs_status status = gs_mpi_agree(ctx, file_new(ctx, path, NULL, &f));
-    if (status == GS_OK) status = file_open(ctx, f, MPI_MODE_RDONLY, "cannot open for reading");
-    return file_settle(ctx, status, f, out);
+    gs_status status = gs_mpi_agree(m, file_new(m, path, NULL, &f));
+    if (status == GS_OK) status = file_open(m, f, MPI_MODE_RDONLY, "cannot open for reading");
+    return file_settle(m, status, f, out);
 }
 
 /* A name part no other run picks (rank 0's pid and clock), broadcast so that
  * every rank opens the same temporary. */
-static gs_status temp_suffix(gs_context *ctx, char *suffix, int len)
+static gs_status temp_suffix(gs_mpi *m, char *suffix, int len)
 {
-    if (ctx->rank == 0) {
+    if (m->rank == 0) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
         snprintf(suffix, (size_t)len, "%ld-%llx", (long)getpid(),
                  (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
     }
-    int err = MPI_Bcast(suffix, len, MPI_CHAR, 0, ctx->comm);
-    if (err != MPI_SUCCESS) return gs_mpi_fail(ctx, GS_ERR_MPI, err, "MPI_Bcast");
+    int err = MPI_Bcast(suffix, len, MPI_CHAR, 0, m->comm);
+    if (err != MPI_SUCCESS) return gs_mpi_fail(m, GS_ERR_MPI, err, "MPI_Bcast");
     return GS_OK;
 }
 
-gs_status gs_mpiio_create(gs_context *ctx, const char *final_path, gs_file **out)
+gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, gs_file **out)
 {
     *out = NULL;
     char suffix[48] = "";
-    GS_CHECK(temp_suffix(ctx, suffix, (int)sizeof suffix));
+    GS_CHECK(temp_suffix(m, suffix, (int)sizeof suffix));
 
     gs_file *f = NULL;
-    gs_status status = gs_mpi_agree(ctx, file_new(ctx, final_path, suffix, &f));
+    gs_status status = gs_mpi_agree(m, file_new(m, final_path, suffix, &f));
     if (status == GS_OK)
-        status = file_open(ctx, f, MPI_MODE_CREATE | MPI_MODE_WRONLY, "cannot create");
+        status = file_open(m, f, MPI_MODE_CREATE | MPI_MODE_WRONLY, "cannot create");
     if (status == GS_OK) {
         /* a stale temporary of the same name must not leave a tail behind */
         int err = MPI_File_set_size(f->fh, 0);
-        if (err != MPI_SUCCESS) status = gs_mpi_fail(ctx, GS_ERR_IO, err, "%s: cannot create", final_path);
-        status = gs_mpi_agree(ctx, status);
+        if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot create", final_path);
+        status = gs_mpi_agree(m, status);
     }
-    return file_settle(ctx, status, f, out);
+    return file_settle(m, status, f, out);
 }
 
 /* The size of the file, on this rank alone. */
-static gs_status file_size(gs_context *ctx, const gs_file *f, uint64_t *bytes)
+static gs_status file_size(gs_mpi *m, const gs_file *f, uint64_t *bytes)
 {
     MPI_Offset size = 0;
     int err = MPI_File_get_size(f->fh, &size);
     *bytes = (uint64_t)size;
-    if (err != MPI_SUCCESS) return gs_mpi_fail(ctx, GS_ERR_IO, err, "%s: cannot get the size", f->path);
+    if (err != MPI_SUCCESS) return gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot get the size", f->path);
     return GS_OK;
 }
 
-gs_status gs_mpiio_size(gs_context *ctx, gs_file *f, uint64_t *bytes)
+gs_status gs_mpiio_size(gs_mpi *m, gs_file *f, uint64_t *bytes)
 {
-    return gs_mpi_agree(ctx, file_size(ctx, f, bytes));
+    return gs_mpi_agree(m, file_size(m, f, bytes));
 }
 
-static gs_status short_transfer(gs_context *ctx, const gs_file *f, const char *verb,
+static gs_status short_transfer(gs_mpi *m, const gs_file *f, const char *verb,
                                 uint64_t moved, uint64_t asked, uint64_t offset)
 {
-    return gs_fail(ctx, GS_ERR_IO, "%s: short %s: %llu of %llu bytes at offset %llu", f->path,
+    return gs_err_set(m->err, GS_ERR_IO, "%s: short %s: %llu of %llu bytes at offset %llu", f->path,
                    verb, (unsigned long long)moved, (unsigned long long)asked,
                    (unsigned long long)offset);
 }
 
 /* A read must lie within the file: collective reads of Open MPI's ompio
  * report the count asked for even where the file ends sooner. */
-static gs_status check_extent(gs_context *ctx, const gs_file *f, uint64_t offset, uint64_t bytes)
+static gs_status check_extent(gs_mpi *m, const gs_file *f, uint64_t offset, uint64_t bytes)
 {
     uint64_t size = 0;
-    GS_CHECK(file_size(ctx, f, &size));
+    GS_CHECK(file_size(m, f, &size));
     uint64_t held = size > offset ? size - offset : 0;
-    return bytes <= held ? GS_OK : short_transfer(ctx, f, "read", held, bytes, offset);
+    return bytes <= held ? GS_OK : short_transfer(m, f, "read", held, bytes, offset);
 }
 
 /* Collective read or write of `bytes` at `offset`, in pieces of at most
  * gs_mpiio_max_piece bytes. Every rank makes as many *_all calls as the rank
  * with the most pieces; past its own, or after a failure, it passes 0. */
-static gs_status file_transfer(gs_context *ctx, gs_file *f, uint64_t offset, void *buf,
+static gs_status file_transfer(gs_mpi *m, gs_file *f, uint64_t offset, void *buf,
                                uint64_t bytes, int writing)
 {
     const uint64_t piece = gs_mpiio_max_piece;
     int64_t pieces = 0;
-    GS_CHECK(gs_mpi_max_i64(ctx, (int64_t)((bytes + piece - 1) / piece), &pieces));
+    GS_CHECK(gs_mpi_max_i64(m, (int64_t)((bytes + piece - 1) / piece), &pieces));
 
     const char *verb = writing ? "write" : "read";
-    gs_status status = writing ? GS_OK : check_extent(ctx, f, offset, bytes);
+    gs_status status = writing ? GS_OK : check_extent(m, f, offset, bytes);
     uint64_t done = 0;
     for (int64_t k = 0; k < pieces; k++) {
         uint64_t left = status == GS_OK ? bytes - done : 0;
@@ -221,56 +221,56 @@ static gs_status file_transfer(gs_context *ctx, gs_file *f, uint64_t offset, voi
         int moved = 0;
         if (err == MPI_SUCCESS && count > 0) err = MPI_Get_count(&io, MPI_BYTE, &moved);
         if (err != MPI_SUCCESS)
-            status = gs_mpi_fail(ctx, GS_ERR_IO, err, "%s: cannot %s %d bytes at offset %lld",
+            status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot %s %d bytes at offset %lld",
                                  f->path, verb, count, (long long)at);
         else if (moved != count)
-            status = short_transfer(ctx, f, verb, (uint64_t)moved, (uint64_t)count, offset + done);
+            status = short_transfer(m, f, verb, (uint64_t)moved, (uint64_t)count, offset + done);
         done += (uint64_t)count;
     }
-    return gs_mpi_agree(ctx, status);
+    return gs_mpi_agree(m, status);
 }
 
-gs_status gs_mpiio_read_at(gs_context *ctx, gs_file *f, uint64_t offset, void *buf,
+gs_status gs_mpiio_read_at(gs_mpi *m, gs_file *f, uint64_t offset, void *buf,
                            uint64_t bytes)
 {
-    return file_transfer(ctx, f, offset, buf, bytes, 0);
+    return file_transfer(m, f, offset, buf, bytes, 0);
 }
 
-gs_status gs_mpiio_write_at(gs_context *ctx, gs_file *f, uint64_t offset, const void *buf,
+gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *buf,
                             uint64_t bytes)
 {
     /* file_transfer only reads from `buf` when writing */
-    return file_transfer(ctx, f, offset, (void *)buf, bytes, 1);
+    return file_transfer(m, f, offset, (void *)buf, bytes, 1);
 }
 
 /* Rank 0: give the finished temporary its final name, or remove it. */
-static gs_status temp_place(gs_context *ctx, const gs_file *f, int keep)
+static gs_status temp_place(gs_mpi *m, const gs_file *f, int keep)
 {
     if (keep) {
         if (rename(f->temp_path, f->path) == 0) return GS_OK;
         int cause = errno;
         unlink(f->temp_path);
-        return gs_fail(ctx, GS_ERR_IO, "%s: cannot rename %s to it: %s", f->path, f->temp_path,
+        return gs_err_set(m->err, GS_ERR_IO, "%s: cannot rename %s to it: %s", f->path, f->temp_path,
                        strerror(cause));
     }
     if (unlink(f->temp_path) == 0 || errno == ENOENT) return GS_OK;
-    return gs_fail(ctx, GS_ERR_IO, "%s: cannot remove %s: %s", f->path, f->temp_path,
+    return gs_err_set(m->err, GS_ERR_IO, "%s: cannot remove %s: %s", f->path, f->temp_path,
                    strerror(errno));
 }
 
-gs_status gs_mpiio_close(gs_context *ctx, gs_file *f, int keep)
+gs_status gs_mpiio_close(gs_mpi *m, gs_file *f, int keep)
 {
     if (!f) return GS_OK;
     int err = MPI_File_close(&f->fh);
     gs_status status = GS_OK;
-    if (err != MPI_SUCCESS) status = gs_mpi_fail(ctx, GS_ERR_IO, err, "%s: cannot close", f->path);
+    if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot close", f->path);
     /* the agreement also orders every rank's close before rank 0's rename */
-    status = gs_mpi_agree(ctx, status);
+    status = gs_mpi_agree(m, status);
     if (f->temp_path) {
         if (status == GS_OK)
-            status = gs_mpi_agree(ctx, ctx->rank == 0 ? temp_place(ctx, f, keep) : GS_OK);
+            status = gs_mpi_agree(m, m->rank == 0 ? temp_place(m, f, keep) : GS_OK);
         else
-            temp_discard(ctx, f);
+            temp_discard(m, f);
     }
     file_free(f);
     return status;

@@ -35,6 +35,9 @@ void cli_print_usage(FILE *out)
 "      --chunk N        elements per chunk, the unit of reads, copies, kernels and writes\n"
 "                       (default: 32 MiB of input, less for small shards or little memory)\n"
 "      --depth K        chunks in flight at once, 1 to 16 (default 4)\n"
+"      --mem-cap BYTES  at most this much backend memory (GPU memory, or host memory on\n"
+"                       the CPU backend) for a run's buffers (default: 85% of the free\n"
+"                       GPU memory, half the host's)\n"
 "      --algo NAME      the kernels (CUDA backend): default, cub; reductions: divergent\n"
 "                       strided sequential first-add unroll-last-warp unroll-all grid-stride;\n"
 "                       scans: hillis-steele blelloch multi-kernel reduce-then-scan\n"
@@ -91,7 +94,7 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo)
 int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
 {
     enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_DEPTH, OPT_STREAM,
-           OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO };
+           OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO, OPT_MEM_CAP };
     static const struct option options[] = {
         {"input", required_argument, 0, 'i'},      {"generate", required_argument, 0, 'g'},
         {"type", required_argument, 0, 't'},       {"op", required_argument, 0, 'o'},
@@ -101,6 +104,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         {"depth", required_argument, 0, OPT_DEPTH},  {"stream", no_argument, 0, OPT_STREAM},
         {"resident", no_argument, 0, OPT_RESIDENT}, {"algo", required_argument, 0, OPT_ALGO},
         {"verify", no_argument, 0, OPT_VERIFY},    {"json", required_argument, 0, OPT_JSON},
+        {"mem-cap", required_argument, 0, OPT_MEM_CAP},
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
     };
@@ -179,6 +183,11 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
             a->run.residency = want;
             break;
         }
+        case OPT_MEM_CAP:
+            if (cli_parse_count(optarg, &count) != 0 || count < 1)
+                return cli_usage_error(err, errlen, "--mem-cap %s: not a positive byte count", optarg);
+            a->cfg.device_mem_cap = (size_t)count;
+            break;
         case OPT_ALGO: algo_name = optarg; break;
         case OPT_VERIFY: a->run.verify = 1; break;
         case OPT_JSON: a->json_path = optarg; break;

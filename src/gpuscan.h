@@ -16,8 +16,10 @@
  *  - threads: a context is used by one thread at a time (calls on one context
  *    from several threads at once must be serialised by the caller, as for an
  *    MPI communicator); distinct contexts, and the functions that take no
- *    context, may be used from any thread. MPI must be initialised with at
- *    least MPI_THREAD_SERIALIZED where several threads call gpuscan.
+ *    context, may be used from different threads, except gs_context_create
+ *    and gs_context_destroy, which one thread at a time calls. MPI must be
+ *    initialised with at least MPI_THREAD_SERIALIZED where several threads
+ *    call gpuscan.
  *  - device memory (CUDA backend): gs_reduce and gs_scan read and write device
  *    pointers on the library's own streams, which do not wait for the
  *    caller's. The caller makes the data ready before the call (for example

@@ -29,10 +29,6 @@
 #include "gs_run.h"
 #include "gs_tools.h"
 #include "gs_verify.h"
-#ifdef HAVE_CUDA
-#include "gs_cuda.h"
-#include "gs_cuda_ceiling.h"
-#endif
 
 /* Elements per host block of a check (the reference's unit of work). */
 #define GS_BENCH_CHECK_BLOCK ((int64_t)1 << 24)
@@ -68,67 +64,30 @@ static double sort_and_median(double *s, int n)
 
 /* ---- ceilings ----------------------------------------------------------------- */
 
-/* The CPU backend's ceiling: read plus write bytes of a parallel memcpy. */
-static gs_status host_copy_gbps(gs_context *ctx, double *gbps)
+/* This rank's ceilings: the backend's memory-to-memory copy and, where it
+ * has a link to cross, pinned host-to-device and both directions at once. */
+static gs_status rank_ceilings(gs_context *ctx, gs_bench_ceiling *c)
 {
-    const size_t bytes = GS_BENCH_HOST_COPY_BYTES;
-    char *src = malloc(bytes), *dst = malloc(bytes);
-    gs_status st = GS_OK;
-    if (!src || !dst) {
-        st = gs_fail(ctx, GS_ERR_NOMEM, "cannot allocate 2 x %zu bytes to measure the memory copy bandwidth", bytes);
-    } else {
-        /* the first copy places dst's pages on the threads that copy them */
-        memset(src, 1, bytes);
-        gs_cpu_copy(dst, src, bytes);
-        double seconds[GS_BENCH_CEILING_REPS];
-        for (int i = 0; i < GS_BENCH_CEILING_REPS; i++) {
-            double t0 = gs_now();
-            gs_cpu_copy(dst, src, bytes);
-            seconds[i] = gs_now() - t0;
-        }
-        double median = sort_and_median(seconds, GS_BENCH_CEILING_REPS);
-        *gbps = median > 0 ? 2.0 * (double)bytes / median * 1e-9 : 0;
-    }
-    free(src);
-    free(dst);
-    return st;
-}
-
-#ifdef HAVE_CUDA
-static gs_status cuda_failed(gs_context *ctx, gs_status st)
-{
-    return st == GS_OK ? GS_OK : gs_fail(ctx, st, "%s", gs_cuda_error(ctx->cuda));
-}
-
-static gs_status device_ceilings(gs_context *ctx, gs_bench_ceiling *c)
-{
-    uint64_t free_bytes = 0, total_bytes = 0;
-    GS_CHECK(cuda_failed(ctx, gs_cuda_mem_info(ctx->cuda, &free_bytes, &total_bytes)));
+    gs_be *be = &ctx->be;
+    if (be->ops->computes_on_host)
+        return gs_be_copy_bandwidth(be, GS_COPY_D2D, GS_BENCH_HOST_COPY_BYTES, GS_BENCH_CEILING_REPS, &c->copy_gbps);
+    uint64_t free_bytes = 0;
+    GS_CHECK(gs_be_memory_free(be, &free_bytes));
     /* source and destination together within half of what is free */
     size_t d2d = GS_BENCH_DEVICE_COPY_BYTES;
     if (d2d > free_bytes / 4) d2d = (size_t)(free_bytes / 4);
-    GS_CHECK(cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_D2D, d2d,
-                                                     GS_BENCH_CEILING_REPS, &c->copy_gbps)));
-    GS_CHECK(cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_H2D, GS_BENCH_H2D_BYTES,
-                                                     GS_BENCH_CEILING_REPS, &c->h2d_gbps)));
-    return cuda_failed(ctx, gs_cuda_copy_bandwidth(ctx->cuda, GS_CUDA_COPY_DUPLEX, GS_BENCH_H2D_BYTES,
-                                                   GS_BENCH_CEILING_REPS, &c->duplex_gbps));
+    GS_CHECK(gs_be_copy_bandwidth(be, GS_COPY_D2D, d2d, GS_BENCH_CEILING_REPS, &c->copy_gbps));
+    GS_CHECK(gs_be_copy_bandwidth(be, GS_COPY_H2D, GS_BENCH_H2D_BYTES, GS_BENCH_CEILING_REPS, &c->h2d_gbps));
+    return gs_be_copy_bandwidth(be, GS_COPY_DUPLEX, GS_BENCH_H2D_BYTES, GS_BENCH_CEILING_REPS, &c->duplex_gbps);
 }
-#endif
 
 gs_status gs_bench_ceilings(gs_context *ctx, gs_bench_ceiling *all)
 {
     gs_bench_ceiling mine = {0, 0, 0};
     /* an agreement is an Allreduce: every rank starts measuring together */
-    GS_CHECK(gs_mpi_agree(ctx, GS_OK));
-    gs_status st;
-#ifdef HAVE_CUDA
-    if (ctx->cuda) st = device_ceilings(ctx, &mine);
-    else
-#endif
-        st = host_copy_gbps(ctx, &mine.copy_gbps);
-    GS_CHECK(gs_mpi_agree(ctx, st));
-    return gs_mpi_allgather_bytes(ctx, &mine, sizeof mine, all);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, GS_OK));
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, rank_ceilings(ctx, &mine)));
+    return gs_mpi_allgather_bytes(&ctx->mpi, &mine, sizeof mine, all);
 }
 
 /* ---- one case: buffers ------------------------------------------------------- */
@@ -139,8 +98,9 @@ typedef struct gs_bench {
     gs_type out_type;           /* scans: gs_scan_output_type */
     size_t in_size, out_size;   /* out_size is 0 for reductions */
     int64_t start, count;       /* this rank's shard */
-    int on_device;              /* in and out are device memory */
-    int pinned;                 /* in and out are pinned host memory */
+    gs_mem mem;                 /* where in and out live: the backend's memory (resident),
+                                   or host memory its copies read directly (streamed) */
+    int on_device;              /* in and out are memory the host cannot read */
     void *in, *out;
     void *h_in, *h_out;         /* host blocks of the check, for device buffers */
     gs_value result;            /* the last reduction's */
@@ -167,29 +127,10 @@ static gs_status check_case(gs_context *ctx, const gs_bench_case *c)
  * case's mode puts them. */
 static gs_status alloc_buffer(gs_bench *b, void **p, size_t elem_size)
 {
-    const size_t bytes = (size_t)b->count * elem_size;
-    *p = NULL;
-    if (bytes == 0) return GS_OK;
-#ifdef HAVE_CUDA
-    if (b->on_device) return cuda_failed(b->ctx, gs_cuda_malloc(b->ctx->cuda, p, bytes));
-    if (b->pinned) return cuda_failed(b->ctx, gs_cuda_host_alloc(b->ctx->cuda, p, bytes));
-#endif
-    *p = malloc(bytes);
-    return *p ? GS_OK
-              : gs_fail(b->ctx, GS_ERR_NOMEM, "bench: cannot allocate %zu bytes of host memory for a shard of %lld elements",
-                        bytes, (long long)b->count);
+    return gs_be_alloc(&b->ctx->be, b->mem, p, (size_t)b->count * elem_size);
 }
 
-static void free_buffer(gs_bench *b, void *p)
-{
-#ifdef HAVE_CUDA
-    if (b->on_device) { gs_cuda_free(b->ctx->cuda, p); return; }
-    if (b->pinned) { gs_cuda_host_free(b->ctx->cuda, p); return; }
-#else
-    (void)b;
-#endif
-    free(p);
-}
+static void free_buffer(gs_bench *b, void *p) { gs_be_free(&b->ctx->be, b->mem, p); }
 
 /* Elements of the check block that starts at shard index `first`. */
 static int64_t block_len(const gs_bench *b, int64_t first)
@@ -212,13 +153,13 @@ static gs_status setup(gs_bench *b, gs_context *ctx, const gs_bench_case *c)
     memset(b, 0, sizeof *b);
     b->ctx = ctx;
     b->c = c;
-    GS_CHECK(gs_mpi_agree(ctx, check_case(ctx, c)));
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, check_case(ctx, c)));
     b->out_type = gs_scan_output_type(c->type, c->op);
     b->in_size = gs_type_size(c->type);
     b->out_size = c->scan ? gs_type_size(b->out_type) : 0;
-    gs_shard_range(c->n, ctx->rank, ctx->size, &b->start, &b->count);
-    b->on_device = ctx->cuda && c->mode == GS_BENCH_RESIDENT;
-    b->pinned = ctx->cuda && c->mode == GS_BENCH_STREAMED;
+    gs_shard_range(c->n, ctx->mpi.rank, ctx->mpi.size, &b->start, &b->count);
+    b->mem = c->mode == GS_BENCH_RESIDENT ? GS_MEM_DEVICE : GS_MEM_PINNED;
+    b->on_device = !ctx->be.ops->computes_on_host && c->mode == GS_BENCH_RESIDENT;
 
     gs_status st = alloc_buffer(b, &b->in, b->in_size);
     if (st == GS_OK) st = alloc_buffer(b, &b->out, b->out_size);
@@ -227,14 +168,10 @@ static gs_status setup(gs_bench *b, gs_context *ctx, const gs_bench_case *c)
         if (st == GS_OK && c->scan) st = alloc_host_block(b, &b->h_out, b->out_size);
     }
     if (st == GS_OK && b->count > 0) {
-#ifdef HAVE_CUDA
-        if (b->on_device)
-            st = cuda_failed(ctx, gs_cuda_generate(ctx->cuda, c->type, c->seed, b->start, b->count, b->in));
-        else
-#endif
-            gs_cpu_generate(c->type, c->seed, b->start, b->count, b->in);
+        if (b->on_device) st = gs_be_generate(&ctx->be, c->type, c->seed, b->start, b->count, b->in);
+        else gs_cpu_generate(c->type, c->seed, b->start, b->count, b->in);
     }
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }
 
 static void teardown(gs_bench *b)
@@ -262,7 +199,7 @@ static gs_status time_runs(gs_bench *b, gs_bench_result *r)
     /* this rank's times, then their min, avg and max over the ranks */
     double *mine = malloc(4 * (size_t)iters * sizeof *mine);
     gs_status st = mine ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "no memory for %d run times", iters);
-    if ((st = gs_mpi_agree(ctx, st)) != GS_OK) {
+    if ((st = gs_mpi_agree(&ctx->mpi, st)) != GS_OK) {
         free(mine);
         return st;
     }
@@ -272,7 +209,7 @@ static gs_status time_runs(gs_bench *b, gs_bench_result *r)
         st = run_once(b);
         mine[i] = gs_now() - t0;
     }
-    if (st == GS_OK) st = gs_mpi_stats(ctx, mine, iters, lo, avg, hi);
+    if (st == GS_OK) st = gs_mpi_stats(&ctx->mpi, mine, iters, lo, avg, hi);
     if (st == GS_OK) {
         r->median = sort_and_median(hi, iters);
         r->min = hi[0];
@@ -305,16 +242,10 @@ static const void *host_input(gs_bench *b, int64_t first, int64_t m)
 static gs_status host_output(gs_bench *b, int64_t first, int64_t m, void **p)
 {
     *p = (char *)b->out + (size_t)first * b->out_size;
-#ifdef HAVE_CUDA
-    if (b->on_device) {
-        gs_status st = gs_cuda_copy_d2h(b->ctx->cuda, b->h_out, *p, (size_t)m * b->out_size);
-        *p = b->h_out;
-        return cuda_failed(b->ctx, st);
-    }
-#else
-    (void)m;
-#endif
-    return GS_OK;
+    if (!b->on_device) return GS_OK;
+    gs_status st = gs_be_copy(&b->ctx->be, b->h_out, *p, (size_t)m * b->out_size, 0);
+    *p = b->h_out;
+    return st;
 }
 
 /* Fill the scan output with all-ones bytes (NaN, -1, the largest unsigned),
@@ -322,19 +253,10 @@ static gs_status host_output(gs_bench *b, int64_t first, int64_t m, void **p)
 static gs_status poison_output(gs_bench *b)
 {
     gs_status st = GS_OK;
-#ifdef HAVE_CUDA
-    if (b->on_device) {
-        if (b->count > 0) memset(b->h_out, 0xff, (size_t)block_len(b, 0) * b->out_size);
-        for (int64_t first = 0; first < b->count && st == GS_OK; first += GS_BENCH_CHECK_BLOCK) {
-            int64_t m = block_len(b, first);
-            st = cuda_failed(b->ctx, gs_cuda_copy_h2d(b->ctx->cuda, (char *)b->out + (size_t)first * b->out_size,
-                                                      b->h_out, (size_t)m * b->out_size));
-        }
-        return gs_mpi_agree(b->ctx, st);
-    }
-#endif
-    memset(b->out, 0xff, (size_t)b->count * b->out_size);
-    return gs_mpi_agree(b->ctx, st);
+    const size_t bytes = (size_t)b->count * b->out_size;
+    if (b->on_device) st = gs_be_fill(&b->ctx->be, b->out, 0xff, bytes);
+    else memset(b->out, 0xff, bytes);
+    return gs_mpi_agree(&b->ctx->mpi, st);
 }
 
 static gs_status compute_reference(gs_bench *b, gs_bench_reference *ref)
@@ -349,13 +271,13 @@ static gs_status compute_reference(gs_bench *b, gs_bench_reference *ref)
         abs_sum += gs_verify_abs_sum(c->type, x, m);
     }
     if (c->scan) {
-        GS_CHECK(gs_mpi_exscan_carry(b->ctx, c->type, c->op, partial, &ref->value));
-        return gs_mpi_exscan_f64(b->ctx, abs_sum, &ref->abs_sum);
+        GS_CHECK(gs_mpi_exscan_carry(&b->ctx->mpi, c->type, c->op, partial, &ref->value));
+        return gs_mpi_exscan_f64(&b->ctx->mpi, abs_sum, &ref->abs_sum);
     }
     ref->value = partial;
     ref->abs_sum = abs_sum;
-    GS_CHECK(gs_mpi_allreduce_acc(b->ctx, c->type, c->op, &ref->value));
-    return gs_mpi_sum_f64(b->ctx, &ref->abs_sum, 1);
+    GS_CHECK(gs_mpi_allreduce_acc(&b->ctx->mpi, c->type, c->op, &ref->value));
+    return gs_mpi_sum_f64(&b->ctx->mpi, &ref->abs_sum, 1);
 }
 
 /* A value that no correct run gives where x is due: |x| + 1 away from a
@@ -391,7 +313,7 @@ static gs_acc acc_of_result(gs_type type, gs_op op, gs_value v)
 static gs_status check_run(gs_bench *b, const gs_bench_reference *ref, int64_t *wrong)
 {
     const gs_bench_case *c = b->c;
-    const int corrupt = b->c->plant_wrong && b->ctx->rank == 0;
+    const int corrupt = b->c->plant_wrong && b->ctx->mpi.rank == 0;
     if (!c->scan) {
         gs_value got = b->result;
         if (corrupt) {
@@ -401,7 +323,7 @@ static gs_status check_run(gs_bench *b, const gs_bench_reference *ref, int64_t *
         /* every rank holds the result: any rank's wrong one counts */
         int64_t bad = !gs_verify_reduce_ok(c->type, c->op, acc_of_result(c->type, c->op, got),
                                            ref->value, c->n, ref->abs_sum);
-        return gs_mpi_max_i64(b->ctx, bad, wrong);
+        return gs_mpi_max_i64(&b->ctx->mpi, bad, wrong);
     }
     gs_verify_scan v;
     gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, ref->value, ref->abs_sum);
@@ -414,8 +336,8 @@ static gs_status check_run(gs_bench *b, const gs_bench_reference *ref, int64_t *
         if (corrupt && first == 0) corrupt_element(b->out_type, out);
         gs_verify_scan_chunk(&v, host_input(b, first, m), out, m);
     }
-    GS_CHECK(gs_mpi_agree(b->ctx, st));
-    return gs_mpi_sum_i64(b->ctx, v.wrong, wrong);
+    GS_CHECK(gs_mpi_agree(&b->ctx->mpi, st));
+    return gs_mpi_sum_i64(&b->ctx->mpi, v.wrong, wrong);
 }
 
 static gs_status check_runs(gs_bench *b, gs_bench_result *r)
@@ -448,6 +370,6 @@ gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result 
     if (st != GS_OK) return st;
     r->bytes = (uint64_t)c->n * (b.in_size + b.out_size);
     r->gbps_total = r->median > 0 ? (double)r->bytes / r->median * 1e-9 : 0;
-    r->gbps_rank = r->gbps_total / ctx->size;
+    r->gbps_rank = r->gbps_total / ctx->mpi.size;
     return GS_OK;
 }

@@ -20,15 +20,9 @@
 
 #include "gs_cpu.h"
 #include "gs_internal.h"
-#include "gs_mpi.h"
 #include "gs_tools.h"
 #include "gs_verify.h"
-#ifdef HAVE_CUDA
-#include "gs_cuda.h"
-#include "gs_cuda_ceiling.h"
-#endif
 
-#ifdef HAVE_CUDA
 
 /* The rows' order: the classic steps, the default, then cub. */
 static int ladder_order(int scan, gs_algo *order)
@@ -51,7 +45,7 @@ static int ladder_order(int scan, gs_algo *order)
 /* Everything one case holds. */
 typedef struct ladder {
     gs_context *ctx;
-    gs_cuda *g;
+    gs_be *be;
     const gs_ladder_case *c;
     size_t in_size, out_size;
     void *d_in, *d_out, *d_work;
@@ -66,11 +60,6 @@ typedef struct ladder {
     double abs_sum;
     gs_algo algo;             /* the variant being run */
 } ladder;
-
-static gs_status cuda_failed(ladder *l, gs_status st)
-{
-    return st == GS_OK ? GS_OK : gs_fail(l->ctx, st, "%s", gs_cuda_error(l->g));
-}
 
 static int64_t block_len(const ladder *l, int64_t b)
 {
@@ -152,9 +141,9 @@ static gs_status run_variant(void *arg)
     ladder *l = arg;
     const gs_ladder_case *c = l->c;
     if (!c->scan)
-        return gs_cuda_ladder_reduce(l->g, l->algo, c->type, c->op, l->d_in, c->n, l->d_acc, l->d_work,
+        return gs_be_ladder_reduce(l->be, l->algo, c->type, c->op, l->d_in, c->n, l->d_acc, l->d_work,
                                      l->work_bytes);
-    return gs_cuda_ladder_scan(l->g, l->algo, c->type, c->op, c->kind, l->d_in, l->d_out, c->n, l->d_acc,
+    return gs_be_ladder_scan(l->be, l->algo, c->type, c->op, c->kind, l->d_in, l->d_out, c->n, l->d_acc,
                                l->d_overflow, l->d_work, l->work_bytes);
 }
 
@@ -165,7 +154,7 @@ static gs_status reset_carry(ladder *l)
     memset(init, 0, sizeof init);
     const gs_acc id = gs_acc_identity(l->c->type, l->c->op);
     memcpy(init, &id, sizeof id);
-    return cuda_failed(l, gs_cuda_copy_h2d(l->g, l->d_acc, init, sizeof init));
+    return gs_be_copy(l->be, l->d_acc, init, sizeof init, 1);
 }
 
 static int same_carry(const gs_ladder_case *c, gs_acc got, gs_acc ref, double abs_sum)
@@ -183,25 +172,25 @@ static gs_status check_variant(ladder *l, int64_t *wrong)
     *wrong = 0;
     if (!c->scan) {
         gs_acc got;
-        GS_CHECK(cuda_failed(l, gs_cuda_fill(l->g, l->d_acc, 0xff, sizeof got)));
-        GS_CHECK(cuda_failed(l, run_variant(l)));
-        GS_CHECK(cuda_failed(l, gs_cuda_copy_d2h(l->g, &got, l->d_acc, sizeof got)));
+        GS_CHECK(gs_be_fill(l->be, l->d_acc, 0xff, sizeof got));
+        GS_CHECK(run_variant(l));
+        GS_CHECK(gs_be_copy(l->be, &got, l->d_acc, sizeof got, 0));
         *wrong = !gs_verify_reduce_ok(c->type, c->op, got, l->reduced, c->n, l->abs_sum);
         return GS_OK;
     }
     GS_CHECK(reset_carry(l));
-    GS_CHECK(cuda_failed(l, gs_cuda_fill(l->g, l->d_out, 0xff, (size_t)c->n * l->out_size)));
-    GS_CHECK(cuda_failed(l, run_variant(l)));
+    GS_CHECK(gs_be_fill(l->be, l->d_out, 0xff, (size_t)c->n * l->out_size));
+    GS_CHECK(run_variant(l));
     unsigned char tail[32];
-    GS_CHECK(cuda_failed(l, gs_cuda_copy_d2h(l->g, tail, l->d_acc, sizeof tail)));
+    GS_CHECK(gs_be_copy(l->be, tail, l->d_acc, sizeof tail, 0));
     int64_t bad = 0;
     for (int64_t first = 0; first < l->blocks; first += GS_LADDER_CHECK_CHUNK) {
         const int64_t last = first + GS_LADDER_CHECK_CHUNK < l->blocks ? first + GS_LADDER_CHECK_CHUNK : l->blocks;
         const int64_t from = first * GS_LADDER_CHECK_BLOCK;
         const int64_t to = last * GS_LADDER_CHECK_BLOCK < c->n ? last * GS_LADDER_CHECK_BLOCK : c->n;
         int64_t chunk_bad;
-        GS_CHECK(cuda_failed(l, gs_cuda_copy_d2h(l->g, l->h_stage, (const char *)l->d_out + (size_t)from * l->out_size,
-                                                 (size_t)(to - from) * l->out_size)));
+        GS_CHECK(gs_be_copy(l->be, l->h_stage, (const char *)l->d_out + (size_t)from * l->out_size,
+                                                 (size_t)(to - from) * l->out_size, 0));
         GS_CHECK(blocks_on_threads(l, first, last, l->h_stage, &chunk_bad));
         bad += chunk_bad;
     }
@@ -234,7 +223,7 @@ static gs_status time_variant(ladder *l, gs_ladder_row *row)
      * while the host computed the reference come back up before timing */
     const double warmup_ms = c->warmup > 0 ? GS_LADDER_WARMUP_MS : 0;
     if (st == GS_OK)
-        st = cuda_failed(l, gs_cuda_time_runs(l->g, run_variant, l, c->warmup, warmup_ms, c->iters, ms));
+        st = gs_be_time_runs(l->be, run_variant, l, c->warmup, warmup_ms, c->iters, ms);
     if (st == GS_OK) {
         qsort(ms, (size_t)c->iters, sizeof *ms, compare_floats);
         const double median = c->iters % 2 ? ms[c->iters / 2] : 0.5 * (ms[c->iters / 2 - 1] + ms[c->iters / 2]);
@@ -248,15 +237,15 @@ static gs_status time_variant(ladder *l, gs_ladder_row *row)
     return st;
 }
 
-/* The ceiling: the input copied device to device, as gs_cuda_copy_bandwidth
+/* The ceiling: the input copied device to device, as the backend's copy_bandwidth
  * measures it (read plus written). */
 static gs_status copy_row(ladder *l, gs_ladder_row *row)
 {
     const gs_ladder_case *c = l->c;
     const size_t bytes = (size_t)c->n * l->in_size;
-    const int reps = c->iters < GS_CUDA_CEILING_MAX_REPS ? c->iters : GS_CUDA_CEILING_MAX_REPS;
+    const int reps = c->iters < GS_COPY_MAX_REPS ? c->iters : GS_COPY_MAX_REPS;
     double gbps;
-    GS_CHECK(cuda_failed(l, gs_cuda_copy_bandwidth(l->g, GS_CUDA_COPY_D2D, bytes, reps, &gbps)));
+    GS_CHECK(gs_be_copy_bandwidth(l->be, GS_COPY_D2D, bytes, reps, &gbps));
     row->algo = -1;
     row->bytes = 2 * (uint64_t)bytes;
     row->gbps = gbps;
@@ -272,34 +261,34 @@ static gs_status setup(ladder *l, const gs_algo *order, int count)
     l->out_size = c->scan ? gs_type_size(gs_scan_output_type(c->type, c->op)) : 0;
     for (int i = 0; i < count; i++) {
         size_t bytes;
-        GS_CHECK(cuda_failed(l, gs_cuda_ladder_work_bytes(l->g, order[i], c->scan, c->type, c->op, c->kind,
-                                                          c->n, &bytes)));
+        GS_CHECK(gs_be_ladder_work_bytes(l->be, order[i], c->scan, c->type, c->op, c->kind,
+                                                          c->n, &bytes));
         if (bytes > l->work_bytes) l->work_bytes = bytes;
     }
-    GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &l->d_in, (size_t)c->n * l->in_size)));
+    GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, &l->d_in, (size_t)c->n * l->in_size));
     if (c->scan) {
-        GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &l->d_out, (size_t)c->n * l->out_size)));
+        GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, &l->d_out, (size_t)c->n * l->out_size));
         const int64_t staged = c->n < GS_LADDER_CHECK_CHUNK * GS_LADDER_CHECK_BLOCK ? c->n
                                                                                   : GS_LADDER_CHECK_CHUNK * GS_LADDER_CHECK_BLOCK;
-        GS_CHECK(cuda_failed(l, gs_cuda_host_alloc(l->g, &l->h_stage, (size_t)staged * l->out_size)));
+        GS_CHECK(gs_be_alloc(l->be, GS_MEM_PINNED, &l->h_stage, (size_t)staged * l->out_size));
     }
     /* the accumulator, then the overflow flag */
     void *scalars;
-    GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &scalars, 32)));
+    GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, &scalars, 32));
     l->d_acc = scalars;
     l->d_overflow = (uint32_t *)((char *)scalars + sizeof(gs_acc));
-    if (l->work_bytes) GS_CHECK(cuda_failed(l, gs_cuda_malloc(l->g, &l->d_work, l->work_bytes)));
-    GS_CHECK(cuda_failed(l, gs_cuda_generate(l->g, c->type, c->seed, 0, c->n, l->d_in)));
+    if (l->work_bytes) GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, &l->d_work, l->work_bytes));
+    GS_CHECK(gs_be_generate(l->be, c->type, c->seed, 0, c->n, l->d_in));
     return reference(l);
 }
 
 static void teardown(ladder *l)
 {
-    gs_cuda_free(l->g, l->d_in);
-    gs_cuda_free(l->g, l->d_out);
-    gs_cuda_free(l->g, l->d_work);
-    gs_cuda_free(l->g, l->d_acc);
-    gs_cuda_host_free(l->g, l->h_stage);
+    gs_be_free(l->be, GS_MEM_DEVICE, l->d_in);
+    gs_be_free(l->be, GS_MEM_DEVICE, l->d_out);
+    gs_be_free(l->be, GS_MEM_DEVICE, l->d_work);
+    gs_be_free(l->be, GS_MEM_DEVICE, l->d_acc);
+    gs_be_free(l->be, GS_MEM_PINNED, l->h_stage);
     free(l->carries);
     free(l->abs_before);
 }
@@ -316,7 +305,7 @@ static gs_status run_case(gs_context *ctx, const gs_ladder_case *c, gs_ladder_ro
     ladder l;
     memset(&l, 0, sizeof l);
     l.ctx = ctx;
-    l.g = ctx->cuda;
+    l.be = &ctx->be;
     l.c = c;
     gs_status st = setup(&l, order, count);
     if (st == GS_OK) st = copy_row(&l, &rows[(*n_rows)++]);
@@ -327,7 +316,6 @@ static gs_status run_case(gs_context *ctx, const gs_ladder_case *c, gs_ladder_ro
     teardown(&l);
     return st;
 }
-#endif /* HAVE_CUDA */
 
 static gs_status check_case(gs_context *ctx, const gs_ladder_case *c)
 {
@@ -348,13 +336,9 @@ gs_status gs_ladder_run(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row 
 {
     *n_rows = 0;
     gs_status st = check_case(ctx, c);
-    if (st == GS_OK && ctx->backend != GS_BACKEND_CUDA)
+    if (st == GS_OK && ctx->be.ops->kind != GS_BACKEND_CUDA)
         st = gs_fail(ctx, GS_ERR_UNSUPPORTED, "the ladder times the CUDA backend's kernels, and this run uses the %s backend",
-                     gs_backend_name(ctx->backend));
-#ifdef HAVE_CUDA
+                     gs_backend_name(ctx->be.ops->kind));
     if (st == GS_OK) st = run_case(ctx, c, rows, n_rows);
-#else
-    (void)rows;
-#endif
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gs_mpi.h"
+#include "gs_internal.h"
 #include "gs_npy.h"
 #include "gs_pipe.h"
 #include "gs_run.h"
@@ -48,6 +48,8 @@ typedef struct gs_run {
     gs_acc ref_partial;
     double ref_abs;
     gs_verify_scan check;
+    void *ref_in;                /* a chunk of input read again for the reference, where
+                                    the pipeline's never passes the host */
 } gs_run;
 
 void gs_shard_range(int64_t n, int rank, int size, int64_t *start, int64_t *count)
@@ -80,18 +82,18 @@ static gs_status open_input_file(gs_run *r)
     struct stat sb;
     gs_status st = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)
                        ? gs_fail(ctx, GS_ERR_IO, "%s: is a folder, not a file", path) : GS_OK;
-    GS_CHECK(gs_mpi_agree(ctx, st));
-    GS_CHECK(gs_mpiio_open_read(ctx, path, &r->in));
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(gs_mpiio_open_read(&ctx->mpi, path, &r->in));
     uint64_t size = 0;
-    GS_CHECK(gs_mpiio_size(ctx, r->in, &size));
+    GS_CHECK(gs_mpiio_size(&ctx->mpi, r->in, &size));
 
     size_t head_len = size < GS_NPY_MAX_HEADER ? (size_t)size : GS_NPY_MAX_HEADER;
     char *head = malloc(head_len + 1);
     st = head ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "%s: no memory for the header", path);
-    GS_CHECK(gs_mpi_agree(ctx, st));
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
     /* every rank reads the same header bytes, so every rank reaches the same
      * verdict on them without a broadcast */
-    st = gs_mpiio_read_at(ctx, r->in, 0, head, head_len);
+    st = gs_mpiio_read_at(&ctx->mpi, r->in, 0, head, head_len);
     if (st != GS_OK) { free(head); return st; }
 
     int is_npy = head_len >= 6 && memcmp(head, "\x93NUMPY", 6) == 0;
@@ -129,7 +131,7 @@ static gs_status open_input_file(gs_run *r)
         r->in_offset = 0;
     }
     free(head);
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }
 
 static gs_status open_input(gs_run *r)
@@ -142,33 +144,47 @@ static gs_status open_input(gs_run *r)
         st = gs_fail(r->ctx, GS_ERR_ARG, "unknown element type %d", (int)r->src->type);
     r->type = r->src->type;
     r->n = r->src->count;
-    return gs_mpi_agree(r->ctx, st);
+    return gs_mpi_agree(&r->ctx->mpi, st);
 }
 
 /* ---- each chunk through ---------------------------------------------------------- */
 
-/* What the run does with every chunk the pipeline is through with: feeds the
- * reference (--verify: a reduction pass's input, or a scan's input and
- * output), keeps the scan's last element and reports progress. */
-static void chunk_through(void *data, int64_t first, int64_t m, const void *host_in, const void *host_out)
+/* The reference's view of chunk k's input: the pipeline's own where it
+ * passes the host, else read (collectively) or generated again into ref_in,
+ * counted as verification time. The choice is the same on every rank. */
+static gs_status reference_input(gs_run *r, int64_t k, int64_t m, const void **host_in, gs_status st)
+{
+    if (gs_pipe_input_on_host(&r->pipe)) return st;
+    *host_in = r->ref_in;
+    return gs_pipe_read(&r->pipe, k, m, r->ref_in, st, GS_PHASE_VERIFY);
+}
+
+/* What the run does with every chunk the pipeline is through with, on every
+ * rank and step: feeds the reference (--verify: a reduction pass's input,
+ * or a scan's input and output), keeps the scan's last element and reports
+ * progress. */
+static gs_status chunk_through(void *data, int64_t k, int64_t first, int64_t m, const void *host_in,
+                               const void *host_out, gs_status st)
 {
     gs_run *r = data;
-    if (r->opt->verify && m > 0) {
+    if (r->opt->verify) {
+        st = reference_input(r, k, m, &host_in, st);
         double t0 = gs_now();
-        if (host_out) {
+        if (st == GS_OK && m > 0 && host_out) {
             gs_verify_scan_chunk(&r->check, host_in, host_out, m);
-        } else {
+        } else if (st == GS_OK && m > 0) {
             gs_acc part = gs_verify_reduce_ref(r->type, r->op, host_in, m);
             r->ref_partial = gs_acc_combine(r->type, r->op, r->ref_partial, part);
             r->ref_abs += gs_verify_abs_sum(r->type, host_in, m);
         }
         r->t[GS_PHASE_VERIFY] += since(t0);
     }
-    if (host_out && m > 0 && first + m == r->count)
+    if (st == GS_OK && host_out && m > 0 && first + m == r->count)
         r->last = gs_value_from_element(r->out_type, (const char *)host_out + (size_t)(m - 1) * r->out_size);
     r->chunks_done++;
     if (r->opt->progress && r->chunks_total > 0)
         r->opt->progress(r->opt->progress_data, (double)r->chunks_done / (double)r->chunks_total);
+    return st;
 }
 
 /* ---- the plan ---------------------------------------------------------------- */
@@ -179,7 +195,7 @@ static void shape(gs_run *r)
     r->out_type = r->scan ? gs_scan_output_type(r->type, r->op) : r->type;
     r->in_size = gs_type_size(r->type);
     r->out_size = r->scan ? gs_type_size(r->out_type) : 0;
-    gs_shard_range(r->n, r->ctx->rank, r->ctx->size, &r->start, &r->count);
+    gs_shard_range(r->n, r->ctx->mpi.rank, r->ctx->mpi.size, &r->start, &r->count);
 }
 
 static gs_status check_options(gs_context *ctx, const gs_run_options *opt)
@@ -191,17 +207,17 @@ static gs_status check_options(gs_context *ctx, const gs_run_options *opt)
         st = gs_fail(ctx, GS_ERR_ARG, "chunk %lld: not a positive element count", (long long)opt->chunk);
     else if ((unsigned)opt->residency > GS_RESIDENCY_STREAMED)
         st = gs_fail(ctx, GS_ERR_ARG, "unknown residency %d", (int)opt->residency);
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }
 
 /* The memory budget of the rank with the least: every rank then reaches the
  * same verdicts below. */
 static gs_status common_budget(gs_context *ctx, uint64_t *budget)
 {
-    gs_status st = gs_pipe_memory_budget(ctx, budget);
-    GS_CHECK(gs_mpi_agree(ctx, st));
+    gs_status st = gs_plan_memory_budget(&ctx->be, ctx->mem_cap, budget);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
     int64_t neg_least = 0;
-    GS_CHECK(gs_mpi_max_i64(ctx, -(int64_t)(*budget < INT64_MAX ? *budget : INT64_MAX), &neg_least));
+    GS_CHECK(gs_mpi_max_i64(&ctx->mpi, -(int64_t)(*budget < INT64_MAX ? *budget : INT64_MAX), &neg_least));
     *budget = (uint64_t)-neg_least;
     return GS_OK;
 }
@@ -211,12 +227,14 @@ static gs_status common_budget(gs_context *ctx, uint64_t *budget)
 static void connect_pipe(gs_run *r)
 {
     gs_pipe *p = &r->pipe;
-    p->ctx = r->ctx;
+    p->be = &r->ctx->be;
+    p->mpi = &r->ctx->mpi;
+    p->err = &r->ctx->err;
+    p->ring = r->ctx->ring;
     p->type = r->type;
     p->op = r->op;
     p->kind = r->kind;
     p->count = r->count;
-    p->collective = 1;
     p->name = r->src->path ? r->src->path : "generated data";
     if (r->in) {
         p->in.kind = GS_IO_FILE;
@@ -232,7 +250,6 @@ static void connect_pipe(gs_run *r)
         p->out.file = r->out;
         p->out.offset = r->out_offset + (uint64_t)r->start * r->out_size;
     }
-    p->want_host_input = r->opt->verify;
     p->chunk_done = chunk_through;
     p->chunk_data = r;
 }
@@ -244,17 +261,18 @@ static gs_status choose_layout(gs_run *r, uint64_t budget)
     gs_context *ctx = r->ctx;
     const gs_run_options *opt = r->opt;
     gs_pipe *p = &r->pipe;
-    const char *memory = ctx->backend == GS_BACKEND_CUDA ? "device" : "host";
-    const int64_t largest = ceil_div(r->n, ctx->size);
-    const int depth = opt->depth ? opt->depth : GS_PIPE_DEFAULT_DEPTH;
-    int64_t chunk = opt->chunk ? opt->chunk : gs_pipe_default_chunk(largest, r->in_size, depth);
+    const char *memory = ctx->be.ops->computes_on_host ? "host" : "device";
+    const int size = ctx->mpi.size;
+    const int64_t largest = ceil_div(r->n, size);
+    const int depth = opt->depth ? opt->depth : GS_PLAN_DEFAULT_DEPTH;
+    int64_t chunk = opt->chunk ? opt->chunk : gs_plan_default_chunk(largest, r->in_size, depth);
     chunk = min64(chunk, largest > 0 ? largest : 1);
 
     /* resident pays where it saves the scan's second read of the input */
-    const uint64_t resident_bytes = gs_pipe_resident_bytes(largest, chunk, r->in_size, r->out_size);
+    const uint64_t resident_bytes = gs_plan_resident_bytes(largest, chunk, r->in_size, r->out_size);
     p->resident = opt->residency == GS_RESIDENCY_RESIDENT ||
-                  (opt->residency == GS_RESIDENCY_AUTO && r->scan && ctx->size > 1 && resident_bytes <= budget);
-    const uint64_t ring_bytes = gs_pipe_ring_bytes(chunk, depth, r->in_size, r->out_size);
+                  (opt->residency == GS_RESIDENCY_AUTO && r->scan && size > 1 && resident_bytes <= budget);
+    const uint64_t ring_bytes = gs_plan_ring_bytes(chunk, depth, r->in_size, r->out_size);
     gs_status st = GS_OK;
     if (p->resident && resident_bytes > budget)
         st = gs_fail(ctx, GS_ERR_NOMEM,
@@ -264,14 +282,14 @@ static gs_status choose_layout(gs_run *r, uint64_t budget)
         st = gs_fail(ctx, GS_ERR_NOMEM, "--chunk %lld x --depth %d needs %llu bytes of %s memory but %llu may be used",
                      (long long)chunk, depth, (unsigned long long)ring_bytes, memory, (unsigned long long)budget);
     else if (!p->resident && ring_bytes > budget)   /* a chosen chunk shrinks to fit */
-        chunk = gs_pipe_fit_chunk(budget, depth, r->in_size, r->out_size);
+        chunk = gs_plan_fit_chunk(budget, depth, r->in_size, r->out_size);
     if (st == GS_OK && chunk < 1)
         st = gs_fail(ctx, GS_ERR_NOMEM, "not even %d chunks of one element fit in the %llu bytes of %s memory that may be used",
                      depth, (unsigned long long)budget, memory);
     p->chunk = chunk > 0 ? chunk : 1;
     p->steps = ceil_div(largest, p->chunk);
     p->depth = (int)min64(depth, p->steps > 0 ? p->steps : 1);
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }
 
 static gs_status plan(gs_run *r)
@@ -282,7 +300,12 @@ static gs_status plan(gs_run *r)
     connect_pipe(r);
     GS_CHECK(choose_layout(r, budget));
     r->pipe_open = 1;
-    return gs_mpi_agree(r->ctx, gs_pipe_open(&r->pipe));
+    gs_status st = gs_pipe_open(&r->pipe);
+    /* the reference's own copy of a chunk of input, where the pipeline's
+     * never passes the host */
+    if (st == GS_OK && r->opt->verify && !(r->ref_in = malloc((size_t)gs_plan_stride(r->pipe.chunk, r->in_size))))
+        st = gs_fail(r->ctx, GS_ERR_NOMEM, "no host memory for a chunk of the reference's input");
+    return gs_mpi_agree(&r->ctx->mpi, st);
 }
 
 /* ---- report ------------------------------------------------------------------ */
@@ -302,16 +325,16 @@ static gs_status fill_report(gs_run *r, double t_start, gs_report *rep)
     rep->n = r->n;
     rep->type = r->type;
     rep->out_type = r->out_type;
-    rep->ranks = ctx->size;
-    rep->backend = ctx->backend;
-    rep->bytes = (uint64_t)r->n * (r->in_size + r->out_size);
+    rep->ranks = ctx->mpi.size;
+    rep->backend = ctx->be.ops->kind;
+    rep->bytes = gs_sat_mul((uint64_t)r->n, r->in_size + r->out_size);
     rep->verified = r->opt->verify;
     rep->streamed = !r->pipe.resident;
     rep->chunk = r->pipe.chunk;
     rep->depth = r->pipe.depth;
     rep->input_passes = r->input_passes;
-    GS_CHECK(gs_mpi_stats(ctx, t, GS_PHASE_COUNT, rep->phase_min, rep->phase_avg, rep->phase_max));
-    GS_CHECK(gs_mpi_stats(ctx, mine, 2, least, avg, most));
+    GS_CHECK(gs_mpi_stats(&ctx->mpi, t, GS_PHASE_COUNT, rep->phase_min, rep->phase_avg, rep->phase_max));
+    GS_CHECK(gs_mpi_stats(&ctx->mpi, mine, 2, least, avg, most));
     rep->seconds = most[0];
     rep->overlap = avg[1];
     return GS_OK;
@@ -335,11 +358,12 @@ static void run_init(gs_run *r, gs_context *ctx, const gs_source *src, gs_op op,
 static gs_status run_finish(gs_run *r, gs_status st)
 {
     if (r->pipe_open) gs_pipe_close(&r->pipe);
+    free(r->ref_in);
     if (r->out) {
-        gs_status cs = gs_mpiio_close(r->ctx, r->out, st == GS_OK);
+        gs_status cs = gs_mpiio_close(&r->ctx->mpi, r->out, st == GS_OK);
         if (st == GS_OK) st = cs;
     }
-    if (r->in) gs_mpiio_close(r->ctx, r->in, 0);
+    if (r->in) gs_mpiio_close(&r->ctx->mpi, r->in, 0);
     return st;
 }
 
@@ -347,7 +371,7 @@ static gs_status check_op(gs_context *ctx, gs_op op)
 {
     gs_status st = (unsigned)op < GS_OP_COUNT ? GS_OK
                  : gs_fail(ctx, GS_ERR_ARG, "unknown operation %d", (int)op);
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }
 
 /* ---- reduce ------------------------------------------------------------------ */
@@ -365,9 +389,9 @@ static gs_status reduce_run(gs_run *r, gs_value *result, gs_report *report, doub
     GS_CHECK(gs_pipe_reduce(&r->pipe, &partial));
 
     double t0 = gs_now();
-    gs_status st = gs_mpi_allreduce_acc(ctx, r->type, r->op, &partial);
-    if (st == GS_OK && r->opt->verify) st = gs_mpi_allreduce_acc(ctx, r->type, r->op, &r->ref_partial);
-    if (st == GS_OK && r->opt->verify) st = gs_mpi_sum_f64(ctx, &r->ref_abs, 1);
+    gs_status st = gs_mpi_allreduce_acc(&ctx->mpi, r->type, r->op, &partial);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_allreduce_acc(&ctx->mpi, r->type, r->op, &r->ref_partial);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_sum_f64(&ctx->mpi, &r->ref_abs, 1);
     r->t[GS_PHASE_MPI] += since(t0);
     GS_CHECK(st);
 
@@ -411,8 +435,8 @@ static gs_status open_output(gs_run *r, const char *path)
     if (!path || !*path) st = gs_fail(ctx, GS_ERR_ARG, "scan needs an output file (-O OUT)");
     else if (r->src->path && (strcmp(path, r->src->path) == 0 || same_file(path, r->src->path)))
         st = gs_fail(ctx, GS_ERR_ARG, "%s: the output would overwrite the input", path);
-    GS_CHECK(gs_mpi_agree(ctx, st));
-    GS_CHECK(gs_mpiio_create(ctx, path, &r->out));
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(gs_mpiio_create(&ctx->mpi, path, &r->out));
 
     /* the .npy header, by rank 0 */
     char header[256];
@@ -420,7 +444,7 @@ static gs_status open_output(gs_run *r, const char *path)
     if (ends_with(path, ".npy")) len = gs_npy_format(header, sizeof header, r->out_type, r->n);
     r->out_offset = len;
     double t0 = gs_now();
-    st = gs_mpiio_write_at(ctx, r->out, 0, header, ctx->rank == 0 ? len : 0);
+    st = gs_mpiio_write_at(&ctx->mpi, r->out, 0, header, ctx->mpi.rank == 0 ? len : 0);
     r->t[GS_PHASE_WRITE] += since(t0);
     return st;
 }
@@ -429,13 +453,14 @@ static gs_status open_output(gs_run *r, const char *path)
 static gs_status gather_last(gs_run *r, gs_value mine, gs_value *last)
 {
     gs_context *ctx = r->ctx;
-    struct { int64_t count; gs_value v; } me = {r->count, mine}, *all = calloc((size_t)ctx->size, sizeof me);
+    const int size = ctx->mpi.size;
+    struct { int64_t count; gs_value v; } me = {r->count, mine}, *all = calloc((size_t)size, sizeof me);
     gs_status st = all ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "no memory to gather results");
-    GS_CHECK(gs_mpi_agree(ctx, st));
-    st = gs_mpi_allgather_bytes(ctx, &me, sizeof me, all);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    st = gs_mpi_allgather_bytes(&ctx->mpi, &me, sizeof me, all);
     last->type = r->out_type;
     last->v.u = 0;
-    for (int i = ctx->size - 1; st == GS_OK && i >= 0; i--)
+    for (int i = size - 1; st == GS_OK && i >= 0; i--)
         if (all[i].count > 0) { *last = all[i].v; break; }
     free(all);
     return st;
@@ -450,11 +475,11 @@ static gs_status rank_offset(gs_run *r, gs_acc *carry, gs_acc *ref_carry, double
     gs_acc total;
     GS_CHECK(gs_pipe_reduce(&r->pipe, &total));
     double t0 = gs_now();
-    gs_status st = gs_mpi_exscan_carry(ctx, r->type, r->op, gs_acc_scan_carry(r->type, r->op, total), carry);
+    gs_status st = gs_mpi_exscan_carry(&ctx->mpi, r->type, r->op, gs_acc_scan_carry(r->type, r->op, total), carry);
     if (st == GS_OK && r->opt->verify)
-        st = gs_mpi_exscan_carry(ctx, r->type, r->op, gs_acc_scan_carry(r->type, r->op, r->ref_partial),
+        st = gs_mpi_exscan_carry(&ctx->mpi, r->type, r->op, gs_acc_scan_carry(r->type, r->op, r->ref_partial),
                                  ref_carry);
-    if (st == GS_OK && r->opt->verify) st = gs_mpi_exscan_f64(ctx, r->ref_abs, ref_abs_offset);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_exscan_f64(&ctx->mpi, r->ref_abs, ref_abs_offset);
     r->t[GS_PHASE_MPI] += since(t0);
     return st;
 }
@@ -468,7 +493,7 @@ static gs_status scan_run(gs_run *r, const char *out_path, gs_report *report, do
     GS_CHECK(open_output(r, out_path));
     GS_CHECK(plan(r));
 
-    const int passes = ctx->size > 1 ? 2 : 1;
+    const int passes = ctx->mpi.size > 1 ? 2 : 1;
     r->input_passes = passes == 2 && r->pipe.resident ? 1 : passes;
     r->chunks_total = passes * r->pipe.steps;
     gs_acc carry = gs_acc_identity(r->type, r->op), ref_carry = carry;
@@ -484,7 +509,7 @@ static gs_status scan_run(gs_run *r, const char *out_path, gs_report *report, do
     gs_value global_last;
     GS_CHECK(gather_last(r, r->last, &global_last));
     int64_t wrong = 0;
-    if (r->opt->verify) GS_CHECK(gs_mpi_sum_i64(ctx, r->check.wrong, &wrong));
+    if (r->opt->verify) GS_CHECK(gs_mpi_sum_i64(&ctx->mpi, r->check.wrong, &wrong));
     if (report) {
         GS_CHECK(fill_report(r, t_start, report));
         report->last = global_last;

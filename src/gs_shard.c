@@ -6,53 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gs_cpu.h"
 #include "gs_internal.h"
-#include "gs_mpi.h"
 #include "gs_pipe.h"
-#ifdef HAVE_CUDA
-#include "gs_cuda.h"
-#endif
-
-static gs_status cuda_failed(gs_context *ctx, gs_status st)
-{
-#ifdef HAVE_CUDA
-    return gs_fail(ctx, st, "%s", gs_cuda_error(ctx->cuda));
-#else
-    return gs_fail(ctx, st, "CUDA backend not built");
-#endif
-}
-
-gs_status gs_local_reduce(gs_context *ctx, gs_type type, gs_op op, const void *in, int64_t n,
-                          int on_device, gs_acc *partial)
-{
-    if (!on_device) {
-        *partial = gs_cpu_reduce(type, op, in, n);
-        return GS_OK;
-    }
-#ifdef HAVE_CUDA
-    gs_status st = gs_cuda_reduce(ctx->cuda, type, op, in, n, partial);
-    return st == GS_OK ? GS_OK : cuda_failed(ctx, st);
-#else
-    return cuda_failed(ctx, GS_ERR_UNSUPPORTED);
-#endif
-}
-
-gs_status gs_local_scan(gs_context *ctx, gs_type type, gs_op op, gs_scan_kind kind,
-                        const void *in, void *out, int64_t n, int on_device, gs_acc carry_in,
-                        gs_acc *carry_out, int *overflow)
-{
-    if (!on_device) {
-        gs_cpu_scan(type, op, kind, in, out, n, carry_in, carry_out, overflow);
-        return GS_OK;
-    }
-#ifdef HAVE_CUDA
-    gs_status st = gs_cuda_scan(ctx->cuda, type, op, kind, in, out, n, carry_in, carry_out, overflow);
-    return st == GS_OK ? GS_OK : cuda_failed(ctx, st);
-#else
-    return cuda_failed(ctx, GS_ERR_UNSUPPORTED);
-#endif
-}
 
 gs_status gs_finish_reduce(gs_type type, gs_op op, gs_acc acc, int64_t n_total, gs_value *result)
 {
@@ -72,16 +27,6 @@ gs_status gs_finish_reduce(gs_type type, gs_op op, gs_acc acc, int64_t n_total, 
     case GS_ACC_I64: result->v.i = acc.i; break;
     }
     return GS_OK;
-}
-
-gs_value gs_value_from_carry(gs_type type, gs_acc carry)
-{
-    gs_value v;
-    v.type = type;
-    if (gs_type_is_float(type)) v.v.f = type == GS_F32 ? (double)(float)carry.f : carry.f;
-    else if (gs_type_is_signed(type)) v.v.i = carry.i;
-    else v.v.u = carry.u;
-    return v;
 }
 
 gs_value gs_value_from_element(gs_type type, const void *p)
@@ -108,15 +53,12 @@ static gs_status check_args(gs_context *ctx, gs_op op, gs_type type, const void 
     return GS_OK;
 }
 
-/* Where the caller's memory lives: device memory only on the CUDA backend. */
-static int is_device_memory(gs_context *ctx, const void *p)
+/* Memory the backend computes on directly: device memory, or any host
+ * memory where the backend computes on the host. Anything else streams
+ * through the backend (gs_pipe.h). */
+static int backend_reads(gs_context *ctx, const void *p)
 {
-#ifdef HAVE_CUDA
-    return ctx->cuda && p && gs_cuda_is_device_pointer(ctx->cuda, p);
-#else
-    (void)ctx; (void)p;
-    return 0;
-#endif
+    return ctx->be.ops->computes_on_host || gs_be_is_device_pointer(&ctx->be, p);
 }
 
 /* This rank's partial of its shard, wherever the shard lives. */
@@ -125,10 +67,8 @@ static gs_status shard_partial(gs_context *ctx, gs_type type, gs_op op, const vo
 {
     *partial = gs_acc_identity(type, op);
     if (count == 0) return GS_OK;
-    int on_device = is_device_memory(ctx, shard);
-    /* a host shard on the CUDA backend streams through the GPU (gs_pipe.h) */
-    if (ctx->cuda && !on_device) return gs_pipe_host_reduce(ctx, type, op, shard, count, 0, 0, partial);
-    return gs_local_reduce(ctx, type, op, shard, count, on_device, partial);
+    if (backend_reads(ctx, shard)) return gs_be_reduce(&ctx->be, type, op, shard, count, partial);
+    return gs_pipe_host_reduce(&ctx->be, ctx->ring, type, op, shard, count, 0, 0, partial);
 }
 
 gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type, const void *shard, int64_t count,
@@ -137,10 +77,10 @@ gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type, const void *shard, 
     gs_status st = check_args(ctx, op, type, shard, count);
     gs_acc partial;
     if (st == GS_OK) st = shard_partial(ctx, type, op, shard, count, &partial);
-    GS_CHECK(gs_mpi_agree(ctx, st));
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
     int64_t n_total = 0;
-    GS_CHECK(gs_mpi_allreduce_acc(ctx, type, op, &partial));
-    GS_CHECK(gs_mpi_sum_i64(ctx, count, &n_total));
+    GS_CHECK(gs_mpi_allreduce_acc(&ctx->mpi, type, op, &partial));
+    GS_CHECK(gs_mpi_sum_i64(&ctx->mpi, count, &n_total));
     st = gs_finish_reduce(type, op, partial, n_total, result);
     if (st == GS_ERR_OVERFLOW)
         return gs_fail(ctx, st, "the %s sum of %lld elements overflows 64 bits", gs_type_name(type), (long long)n_total);
@@ -157,22 +97,23 @@ gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind, co
     /* the rank's offset: combine the totals of lower ranks (one reduction
      * pass first, so the scan pass writes final values; docs/DESIGN.md) */
     gs_acc carry = gs_acc_identity(type, op);
-    if (st == GS_OK && ctx->size > 1) st = shard_partial(ctx, type, op, in, count, &carry);
-    GS_CHECK(gs_mpi_agree(ctx, st));
-    if (ctx->size > 1)
-        GS_CHECK(gs_mpi_exscan_carry(ctx, type, op, gs_acc_scan_carry(type, op, carry), &carry));
+    const int size = ctx->mpi.size;
+    if (st == GS_OK && size > 1) st = shard_partial(ctx, type, op, in, count, &carry);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    if (size > 1)
+        GS_CHECK(gs_mpi_exscan_carry(&ctx->mpi, type, op, gs_acc_scan_carry(type, op, carry), &carry));
 
     int overflow = 0;
     if (count > 0) {
-        int on_device = is_device_memory(ctx, in);
-        if (on_device != is_device_memory(ctx, out))
+        const int direct = backend_reads(ctx, in);
+        if (direct != backend_reads(ctx, out))
             st = gs_fail(ctx, GS_ERR_ARG, "scan input and output must both be host or both be device memory");
-        else if (ctx->cuda && !on_device)
-            st = gs_pipe_host_scan(ctx, type, op, kind, in, out, count, 0, 0, carry);
+        else if (direct)
+            st = gs_be_scan(&ctx->be, type, op, kind, in, out, count, carry, &overflow);
         else
-            st = gs_local_scan(ctx, type, op, kind, in, out, count, on_device, carry, NULL, &overflow);
+            st = gs_pipe_host_scan(&ctx->be, ctx->ring, type, op, kind, in, out, count, 0, 0, carry);
     }
     if (st == GS_OK && overflow)
         st = gs_fail(ctx, GS_ERR_OVERFLOW, "a 64-bit prefix sum of %s elements overflowed", gs_type_name(type));
-    return gs_mpi_agree(ctx, st);
+    return gs_mpi_agree(&ctx->mpi, st);
 }

@@ -4,7 +4,7 @@
 # (chunks that do not divide the shard, chunks of one element, depth 1),
 # carries across chunks for every type x op (streamed = resident bit for
 # bit), files read and written in chunks, uneven and empty shards, a shard
-# larger than the memory made available (GS_DEVICE_MEM_CAP, test-only), a
+# larger than the memory made available (--mem-cap), a
 # failure in the middle of a streamed run (no output, no hang) and the
 # progress bar.
 # shellcheck source=tests/gs_test.sh
@@ -176,14 +176,12 @@ if expect_ok "scan into a .npy file" 1 scan -g "$n" -t i64 -o max --seed "$seed"
 fi
 rm -f "$d/ref"
 
-# ---- a shard larger than the memory made available (test-only cap) -------------------
+# ---- a shard larger than the memory made available (--mem-cap) ---------------------
 cap=300000
 if expect_ok "scan i32 without a cap (reference)" 2 scan -g 1000003 -t i32 --seed "$seed" -O "$d/ref" \
     --backend "$be"; then
-    GS_DEVICE_MEM_CAP=$cap
-    export GS_DEVICE_MEM_CAP
-    if expect_ok "GS_DEVICE_MEM_CAP=$cap: a 6 MB shard" 2 scan -g 1000003 -t i32 --seed "$seed" \
-        -O "$d/s" --backend "$be" --json -; then
+    if expect_ok "--mem-cap $cap: a 6 MB shard" 2 scan -g 1000003 -t i32 --seed "$seed" \
+        -O "$d/s" --backend "$be" --mem-cap $cap --json -; then
         expect_same "under the cap: streamed" "$(json_key mode)" '"streamed"'
         expect_same "under the cap: the input is read twice" "$(json_key input_passes)" 2
         # each slot: the chunk's i32 input and i64 output, each padded to 16 bytes
@@ -194,16 +192,13 @@ if expect_ok "scan i32 without a cap (reference)" 2 scan -g 1000003 -t i32 --see
     fi
     rm -f "$d/s"
     expect_fail "under the cap: --resident" 2 1 'resident' 'bytes' -- \
-        scan -g 1000003 -t i32 -O "$out/y.npy" --resident --backend "$be"
+        scan -g 1000003 -t i32 -O "$out/y.npy" --resident --backend "$be" --mem-cap $cap
     expect_empty_dir "under the cap: --resident leaves no output" "$out"
     expect_fail "under the cap: a --chunk too large" 2 1 'chunk' 'bytes' -- \
-        scan -g 1000003 -t i32 -O "$out/y.npy" --chunk 100000 --backend "$be"
+        scan -g 1000003 -t i32 -O "$out/y.npy" --chunk 100000 --backend "$be" --mem-cap $cap
     expect_empty_dir "under the cap: a --chunk too large leaves no output" "$out"
-    GS_DEVICE_MEM_CAP=8
-    expect_fail "a cap below one chunk" 2 1 'chunk' -- reduce -g 1000 -t f64 --backend "$be"
-    GS_DEVICE_MEM_CAP=lots
-    expect_fail "GS_DEVICE_MEM_CAP that is no number" 2 1 'GS_DEVICE_MEM_CAP' -- reduce -g 10 --backend "$be"
-    unset GS_DEVICE_MEM_CAP
+    expect_fail "a cap below one chunk" 2 1 'chunk' -- reduce -g 1000 -t f64 --backend "$be" --mem-cap 8
+    expect_fail "a --mem-cap that is no number" 1 2 'mem-cap' -- reduce -g 10 --backend "$be" --mem-cap lots
 fi
 rm -f "$d/ref"
 

@@ -19,19 +19,20 @@
 
 /* ---- helpers -------------------------------------------------------------- */
 
-static gs_context *mpi_ctx;   /* set up by hand: these suites test the layer below gs_context_create */
+/* The MPI layer's own handle: these suites test the layer below
+ * gs_context_create through its interface (gs_mpi.h). */
+static gs_err mpi_err;
+static gs_mpi mpi_handle;
+static gs_mpi *const mpi_ctx = &mpi_handle;
 
 static int mpi_ctx_open(void)
 {
-    mpi_ctx = calloc(1, sizeof *mpi_ctx);
-    return !mpi_ctx || gs_mpi_setup(mpi_ctx, MPI_COMM_WORLD) != GS_OK;
+    return gs_mpi_setup(mpi_ctx, MPI_COMM_WORLD, &mpi_err) != GS_OK;
 }
 
 static int mpi_ctx_close(void)
 {
     gs_mpi_teardown(mpi_ctx);
-    free(mpi_ctx);
-    mpi_ctx = NULL;
     return 0;
 }
 
@@ -56,7 +57,7 @@ static int same_on_all_ranks(const char *text)
 
 static void test_setup_ranks(void)
 {
-    gs_context *ctx = mpi_ctx;
+    gs_mpi *ctx = mpi_ctx;
     CU_ASSERT_EQUAL(ctx->rank, gs_test_rank());
     CU_ASSERT_EQUAL(ctx->size, gs_test_size());
     CU_ASSERT(ctx->local_rank >= 0 && ctx->local_rank < ctx->local_size);
@@ -80,15 +81,14 @@ static void test_setup_ranks(void)
 /* Contexts come and go around a live one; its combines keep working. */
 static void test_setup_nested_contexts(void)
 {
-    gs_context *outer = calloc(1, sizeof *outer), *inner = calloc(1, sizeof *inner);
-    CU_ASSERT_EQUAL(gs_mpi_setup(outer, MPI_COMM_WORLD), GS_OK);
-    CU_ASSERT_EQUAL(gs_mpi_setup(inner, MPI_COMM_WORLD), GS_OK);
-    gs_mpi_teardown(outer);
-    gs_mpi_teardown(inner);
-    CU_ASSERT(inner->comm == MPI_COMM_NULL && inner->node_comm == MPI_COMM_NULL);
-    gs_mpi_teardown(inner);   /* a second teardown does nothing */
-    free(outer);
-    free(inner);
+    gs_err err_outer, err_inner;
+    gs_mpi outer, inner;
+    CU_ASSERT_EQUAL(gs_mpi_setup(&outer, MPI_COMM_WORLD, &err_outer), GS_OK);
+    CU_ASSERT_EQUAL(gs_mpi_setup(&inner, MPI_COMM_WORLD, &err_inner), GS_OK);
+    gs_mpi_teardown(&outer);
+    gs_mpi_teardown(&inner);
+    CU_ASSERT(inner.comm == MPI_COMM_NULL && inner.node_comm == MPI_COMM_NULL);
+    gs_mpi_teardown(&inner);   /* a second teardown does nothing */
 
     gs_acc acc = { .s = -((gs_i128)1 << 70) };
     CU_ASSERT_EQUAL(gs_mpi_allreduce_acc(mpi_ctx, GS_I64, GS_SUM, &acc), GS_OK);
@@ -111,12 +111,12 @@ static void test_pick_device(void)
 
 static void test_agree_all_succeed(void)
 {
-    gs_context *ctx = mpi_ctx;
-    snprintf(ctx->error, sizeof ctx->error, "untouched %d", ctx->rank);
+    gs_mpi *ctx = mpi_ctx;
+    snprintf(ctx->err->msg, sizeof ctx->err->msg, "untouched %d", ctx->rank);
     CU_ASSERT_EQUAL(gs_mpi_agree(ctx, GS_OK), GS_OK);
     char mine[32];
     snprintf(mine, sizeof mine, "untouched %d", ctx->rank);
-    CU_ASSERT_STRING_EQUAL(ctx->error, mine);
+    CU_ASSERT_STRING_EQUAL(ctx->err->msg, mine);
 }
 
 /* Each rank in turn fails alone, then together with every rank above it
@@ -124,12 +124,12 @@ static void test_agree_all_succeed(void)
  * reach every rank. */
 static void test_agree_lowest_failure_wins(void)
 {
-    gs_context *ctx = mpi_ctx;
+    gs_mpi *ctx = mpi_ctx;
     for (int together = 0; together < 2; together++) {
         for (int first = 0; first < ctx->size; first++) {
-            ctx->error[0] = '\0';
+            ctx->err->msg[0] = '\0';
             int fails = together ? ctx->rank >= first : ctx->rank == first;
-            gs_status mine = fails ? gs_fail(ctx, (gs_status)(GS_ERR_ARG + ctx->rank % 4),
+            gs_status mine = fails ? gs_err_set(ctx->err, (gs_status)(GS_ERR_ARG + ctx->rank % 4),
                                              "failure marker %d", ctx->rank)
                                    : GS_OK;
             gs_status agreed = gs_mpi_agree(ctx, mine);
@@ -137,8 +137,8 @@ static void test_agree_lowest_failure_wins(void)
             char expected[64];
             snprintf(expected, sizeof expected, "rank %d: failure marker %d", first, first);
             CU_ASSERT_EQUAL(agreed, GS_ERR_ARG + first % 4);
-            CU_ASSERT_STRING_EQUAL(ctx->error, expected);
-            CU_ASSERT(same_on_all_ranks(ctx->error));
+            CU_ASSERT_STRING_EQUAL(ctx->err->msg, expected);
+            CU_ASSERT(same_on_all_ranks(ctx->err->msg));
         }
     }
 }
@@ -270,7 +270,7 @@ static void test_cases_cover_edges(void)
 
 static void test_stats_and_sums(void)
 {
-    gs_context *ctx = mpi_ctx;
+    gs_mpi *ctx = mpi_ctx;
     int rank = ctx->rank, size = ctx->size;
     double mine[3] = { rank, -rank, 0.5 }, min[3], avg[3], max[3];
     CU_ASSERT_EQUAL(gs_mpi_stats(ctx, mine, 3, min, avg, max), GS_OK);
@@ -399,7 +399,7 @@ static int matches(const unsigned char *buf, uint64_t from, uint64_t bytes, uint
  * whole file. */
 static void write_and_read_back(const char *name, uint64_t salt, uint64_t most)
 {
-    gs_context *ctx = mpi_ctx;
+    gs_mpi *ctx = mpi_ctx;
     char path[512];
     io_path(path, sizeof path, name);
     shard_layout l = layout_of(salt, most);
@@ -451,7 +451,7 @@ static void test_io_split_into_pieces(void)
 /* close(keep=0) removes the temporary and leaves an existing output as it was. */
 static void test_io_discard_keeps_old_output(void)
 {
-    gs_context *ctx = mpi_ctx;
+    gs_mpi *ctx = mpi_ctx;
     char path[512];
     io_path(path, sizeof path, "kept.bin");
     static const char old[] = "the previous run's output";
@@ -488,10 +488,10 @@ static void check_io_failure(gs_status got, gs_status expected, const gs_file *f
 {
     CU_ASSERT_EQUAL(got, expected);
     CU_ASSERT_PTR_NULL(f);
-    CU_ASSERT_PTR_NOT_NULL(strstr(mpi_ctx->error, path));
-    CU_ASSERT_PTR_NOT_NULL(strstr(mpi_ctx->error, cause));
-    CU_ASSERT(same_on_all_ranks(mpi_ctx->error));
-    mpi_ctx->error[0] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(mpi_ctx->err->msg, path));
+    CU_ASSERT_PTR_NOT_NULL(strstr(mpi_ctx->err->msg, cause));
+    CU_ASSERT(same_on_all_ranks(mpi_ctx->err->msg));
+    mpi_ctx->err->msg[0] = '\0';
 }
 
 static void test_io_open_missing(void)
@@ -522,7 +522,7 @@ static void test_io_create_in_missing_folder(void)
 /* The last rank reads past the end: a short read there fails every rank. */
 static void test_io_short_read(void)
 {
-    gs_context *ctx = mpi_ctx;
+    gs_mpi *ctx = mpi_ctx;
     char path[512];
     io_path(path, sizeof path, "short.bin");
     const uint64_t total = 100;
@@ -539,10 +539,10 @@ static void test_io_short_read(void)
     int last = ctx->rank == ctx->size - 1;
     gs_status got = gs_mpiio_read_at(ctx, f, last ? total - 4 : 0, buf, last ? 10 : total);
     CU_ASSERT_EQUAL(got, GS_ERR_IO);
-    CU_ASSERT_PTR_NOT_NULL(strstr(ctx->error, path));
-    CU_ASSERT_PTR_NOT_NULL(strstr(ctx->error, "short read: 4 of 10 bytes"));
-    CU_ASSERT(same_on_all_ranks(ctx->error));
-    ctx->error[0] = '\0';
+    CU_ASSERT_PTR_NOT_NULL(strstr(ctx->err->msg, path));
+    CU_ASSERT_PTR_NOT_NULL(strstr(ctx->err->msg, "short read: 4 of 10 bytes"));
+    CU_ASSERT(same_on_all_ranks(ctx->err->msg));
+    ctx->err->msg[0] = '\0';
     CU_ASSERT_EQUAL(gs_mpiio_close(ctx, f, 0), GS_OK);
 }
 

@@ -1,9 +1,10 @@
 /*
  * test_stream.c - the chunk pipeline on host shards (gs_pipe_host_reduce,
  * gs_pipe_host_scan: what gs_reduce and gs_scan use for host pointers on the
- * CUDA backend), on one rank, on the backend gs_context_create picks: the
- * GPU where there is one (with pageable and with pinned host memory), else
- * the CPU backend, which runs the same steps on the host.
+ * CUDA backend), on one rank, through the pipeline's own interface on a
+ * backend opened through the backend interface: the GPU where there is one
+ * (with pageable and with pinned host memory), else the CPU backend, which
+ * runs the same steps on the host.
  *
  * Every type x op x scan kind, chunk sizes that do and do not divide the
  * shard (down to one element), depths 1 to 16: results against the
@@ -24,11 +25,11 @@
 #include "gs_test.h"
 #include "gs_test_data.h"
 #include "gs_verify.h"
-#ifdef HAVE_CUDA
-#include "gs_cuda.h"
-#endif
 
-static gs_context *ctx;
+static gs_err err;         /* the pipeline's failures */
+static gs_be be;           /* the backend the pipeline runs on */
+static gs_ring *ring;
+static gs_context *ctx;    /* the public API, for the kernel variants */
 
 /* Chunk sizes and depths: one element at a time, chunks that divide no
  * size below, one 16-byte multiple, and the defaults (0). */
@@ -47,19 +48,31 @@ static const int64_t sizes[] = {1, 2, 33, 4099, 65537};
         if (!ok_)                                                                                  \
             fprintf(stderr, "    failed: %s %s %s n=%lld chunk=%lld depth=%d: %s\n", (what),       \
                     gs_type_name(type), gs_op_name(op), (long long)(n), (long long)(chunk),        \
-                    (depth), gs_context_error(ctx));                                               \
+                    (depth), err.msg);                                                             \
     } while (0)
+
+/* 1 when a GPU can be used: the pipeline then runs on the CUDA backend. */
+static int have_gpu(void)
+{
+    char why[GS_ERRMSG_LEN];
+    return gs_backend_devices(GS_BACKEND_CUDA, why, sizeof why) > 0;
+}
 
 static int open_context(void)
 {
     gs_config cfg = GS_CONFIG_INIT;
     if (gs_context_create(MPI_COMM_WORLD, &cfg, &ctx) != GS_OK) return 1;
-    if (gs_test_rank() == 0) printf("backend: %s\n", gs_backend_name(gs_context_backend(ctx)));
+    err.rank = gs_test_rank();
+    const gs_backend kind = have_gpu() ? GS_BACKEND_CUDA : GS_BACKEND_CPU;
+    if (gs_be_open(&be, kind, 0, &err) != GS_OK || gs_ring_create(&be, &ring, &err) != GS_OK) return 1;
+    if (gs_test_rank() == 0) printf("backend: %s\n", gs_backend_name(kind));
     return 0;
 }
 
 static int close_context(void)
 {
+    gs_ring_destroy(ring);
+    gs_be_close(&be);
     gs_context_destroy(ctx);
     ctx = NULL;
     return 0;
@@ -71,26 +84,17 @@ typedef enum memory { PAGEABLE, PINNED } memory;
 static void *host_alloc(memory mem, size_t bytes)
 {
     void *p = NULL;
-#ifdef HAVE_CUDA
     if (mem == PINNED) {
-        CU_ASSERT_EQUAL_FATAL(gs_cuda_host_alloc(ctx->cuda, &p, bytes ? bytes : 1), GS_OK);
+        CU_ASSERT_EQUAL_FATAL(gs_be_alloc(&be, GS_MEM_PINNED, &p, bytes ? bytes : 1), GS_OK);
         return p;
     }
-#endif
-    (void)mem;
     return gs_test_alloc_or_fail(bytes);
 }
 
 static void host_free(memory mem, void *p)
 {
-#ifdef HAVE_CUDA
-    if (mem == PINNED) {
-        gs_cuda_host_free(ctx->cuda, p);
-        return;
-    }
-#endif
-    (void)mem;
-    free(p);
+    if (mem == PINNED) gs_be_free(&be, GS_MEM_PINNED, p);
+    else free(p);
 }
 
 /* Reduce and scan (both kinds) one generated shard in every chunk shape. */
@@ -104,7 +108,7 @@ static void check_shard(memory mem, gs_type type, gs_op op, int64_t n)
     const double abs_sum = gs_verify_abs_sum(type, in, n);
     for (int kind = GS_INCLUSIVE; kind <= GS_EXCLUSIVE; kind++) {
         /* the one-chunk scan, which chunked integer scans must equal bit for bit */
-        CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, type, op, (gs_scan_kind)kind, in, whole, n, n, 1,
+        CU_ASSERT_EQUAL(gs_pipe_host_scan(&be, ring, type, op, (gs_scan_kind)kind, in, whole, n, n, 1,
                                           gs_acc_identity(type, op)), GS_OK);
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
             const int64_t chunk = shapes[s].chunk;
@@ -112,13 +116,13 @@ static void check_shard(memory mem, gs_type type, gs_op op, int64_t n)
             if (chunk == 1 && n > ONE_ELEMENT_LIMIT) continue;
             if (kind == GS_INCLUSIVE) {
                 gs_acc got;
-                CHECK_CASE(gs_pipe_host_reduce(ctx, type, op, in, n, chunk, depth, &got) == GS_OK,
+                CHECK_CASE(gs_pipe_host_reduce(&be, ring, type, op, in, n, chunk, depth, &got) == GS_OK,
                            "reduce runs", type, op, n, chunk, depth);
                 CHECK_CASE(gs_verify_reduce_ok(type, op, got, ref, n, abs_sum), "reduce result", type,
                            op, n, chunk, depth);
             }
             memset(out, 0xA5, out_bytes);
-            CHECK_CASE(gs_pipe_host_scan(ctx, type, op, (gs_scan_kind)kind, in, out, n, chunk, depth,
+            CHECK_CASE(gs_pipe_host_scan(&be, ring, type, op, (gs_scan_kind)kind, in, out, n, chunk, depth,
                                          gs_acc_identity(type, op)) == GS_OK,
                        "scan runs", type, op, n, chunk, depth);
             gs_verify_scan v;
@@ -143,9 +147,7 @@ static void check_every_case(memory mem)
 }
 
 static void test_pageable(void) { check_every_case(PAGEABLE); }
-#ifdef HAVE_CUDA
 static void test_pinned(void) { check_every_case(PINNED); }
-#endif
 
 /* A scan in two calls, the second starting from the first part's total, as
  * gs_scan does with a rank's offset: the same as one scan of the whole. */
@@ -161,10 +163,10 @@ static void test_carry_enters(void)
             CU_ASSERT_PTR_NOT_NULL_FATAL(out);
             gs_cpu_generate(type, 77, 0, n, in);
             gs_acc first;
-            CU_ASSERT_EQUAL(gs_pipe_host_reduce(ctx, type, (gs_op)op, in, cut, 1000, 2, &first), GS_OK);
-            CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, type, (gs_op)op, GS_INCLUSIVE, in, out, cut, 999, 3,
+            CU_ASSERT_EQUAL(gs_pipe_host_reduce(&be, ring, type, (gs_op)op, in, cut, 1000, 2, &first), GS_OK);
+            CU_ASSERT_EQUAL(gs_pipe_host_scan(&be, ring, type, (gs_op)op, GS_INCLUSIVE, in, out, cut, 999, 3,
                                               gs_acc_identity(type, (gs_op)op)), GS_OK);
-            CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, type, (gs_op)op, GS_INCLUSIVE, in + cut * in_size,
+            CU_ASSERT_EQUAL(gs_pipe_host_scan(&be, ring, type, (gs_op)op, GS_INCLUSIVE, in + cut * in_size,
                                               out + cut * osize, n - cut, 1000, 4,
                                               gs_acc_scan_carry(type, (gs_op)op, first)), GS_OK);
             gs_verify_scan v;
@@ -188,11 +190,11 @@ static void test_overflow_in_a_middle_chunk(void)
     in[2500] = INT64_MAX;
     in[2501] = 1;
     const gs_acc zero = gs_acc_identity(GS_I64, GS_SUM);
-    CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, GS_I64, GS_SUM, GS_INCLUSIVE, in, out, n, 100, 3, zero),
+    CU_ASSERT_EQUAL(gs_pipe_host_scan(&be, ring, GS_I64, GS_SUM, GS_INCLUSIVE, in, out, n, 100, 3, zero),
                     GS_ERR_OVERFLOW);
-    CU_ASSERT_PTR_NOT_NULL(strstr(gs_context_error(ctx), "overflow"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err.msg, "overflow"));
     in[2501] = 0;
-    CU_ASSERT_EQUAL(gs_pipe_host_scan(ctx, GS_I64, GS_SUM, GS_INCLUSIVE, in, out, n, 100, 3, zero), GS_OK);
+    CU_ASSERT_EQUAL(gs_pipe_host_scan(&be, ring, GS_I64, GS_SUM, GS_INCLUSIVE, in, out, n, 100, 3, zero), GS_OK);
     CU_ASSERT_EQUAL(out[n - 1], INT64_MAX);
     free(in);
     free(out);
@@ -258,10 +260,7 @@ static int register_suites(void)
     CU_pSuite suite = CU_add_suite("chunk pipeline on host shards", open_context, close_context);
     if (!suite) return 1;
     CU_add_test(suite, "pageable memory, every type x op x chunk shape", test_pageable);
-#ifdef HAVE_CUDA
-    if (gs_cuda_device_count() > 0)
-        CU_add_test(suite, "pinned memory, every type x op x chunk shape", test_pinned);
-#endif
+    if (have_gpu()) CU_add_test(suite, "pinned memory, every type x op x chunk shape", test_pinned);
     CU_add_test(suite, "a carry enters from outside", test_carry_enters);
     CU_add_test(suite, "overflow in a middle chunk", test_overflow_in_a_middle_chunk);
     CU_add_test(suite, "kernel variants in the context", test_variants_in_context);
