@@ -41,11 +41,18 @@
 extern "C" {
 #endif
 
+/* The library's own symbols are hidden; these are the ones it exports. */
+#if defined(__GNUC__)
+#define GS_API __attribute__((visibility("default")))
+#else
+#define GS_API
+#endif
+
 #include "gpuscan_version.h"   /* GS_VERSION_MAJOR, _MINOR, _PATCH, _STRING */
 
 /* The library's version (which may be newer than the header's): the
  * components where not NULL, and the string "MAJOR.MINOR.PATCH". */
-const char *gs_get_version(int *major, int *minor, int *patch);
+GS_API const char *gs_get_version(int *major, int *minor, int *patch);
 
 typedef enum gs_status {
     GS_OK = 0,
@@ -74,22 +81,22 @@ typedef struct gs_value {
 } gs_value;
 
 /* ---- names and type rules ------------------------------------------------ */
-const char *gs_status_name(gs_status s);          /* "GS_ERR_IO" */
-const char *gs_status_string(gs_status s);        /* "I/O error" */
-const char *gs_type_name(gs_type t);               /* "i32" */
-const char *gs_op_name(gs_op op);                  /* "sum" */
-const char *gs_backend_name(gs_backend b);         /* "cuda" */
-gs_status gs_type_from_name(const char *name, gs_type *t);
-gs_status gs_op_from_name(const char *name, gs_op *op);
-gs_status gs_backend_from_name(const char *name, gs_backend *b);
-size_t gs_type_size(gs_type t);
+GS_API const char *gs_status_name(gs_status s);          /* "GS_ERR_IO" */
+GS_API const char *gs_status_string(gs_status s);        /* "I/O error" */
+GS_API const char *gs_type_name(gs_type t);               /* "i32" */
+GS_API const char *gs_op_name(gs_op op);                  /* "sum" */
+GS_API const char *gs_backend_name(gs_backend b);         /* "cuda" */
+GS_API gs_status gs_type_from_name(const char *name, gs_type *t);
+GS_API gs_status gs_op_from_name(const char *name, gs_op *op);
+GS_API gs_status gs_backend_from_name(const char *name, gs_backend *b);
+GS_API size_t gs_type_size(gs_type t);
 /* Type of a reduction's result: sum/prod of integers widen to 64 bits of the
  * same signedness, float sums and products are accumulated and returned in
  * fp64, min/max keep the input type. */
-gs_type gs_reduce_result_type(gs_type t, gs_op op);
+GS_API gs_type gs_reduce_result_type(gs_type t, gs_op op);
 /* Element type of a scan's output: integer sum/prod scans widen to 64 bits
  * (as numpy.cumsum), everything else keeps the input type. */
-gs_type gs_scan_output_type(gs_type t, gs_op op);
+GS_API gs_type gs_scan_output_type(gs_type t, gs_op op);
 
 /* ---- context ------------------------------------------------------------- */
 typedef struct gs_context gs_context;
@@ -112,7 +119,7 @@ typedef struct gs_config {
 
 #define GS_CONFIG_VERSION 2
 #define GS_CONFIG_INIT { sizeof(gs_config), GS_CONFIG_VERSION, GS_BACKEND_AUTO, -1, 0, NULL, NULL }
-void gs_config_init(gs_config *cfg);
+GS_API void gs_config_init(gs_config *cfg);
 
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
  * Every rank returns the same status. On failure *ctx is still returned
@@ -120,13 +127,13 @@ void gs_config_init(gs_config *cfg);
  * (without one, gs_context_error(NULL) names the cause); release it with
  * gs_context_destroy(). */
 #ifndef GPUSCAN_NO_MPI
-gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ctx);
+GS_API gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ctx);
 #endif
-void gs_context_destroy(gs_context *ctx);
-const char *gs_context_error(const gs_context *ctx);
-int gs_context_rank(const gs_context *ctx);
-int gs_context_size(const gs_context *ctx);
-gs_backend gs_context_backend(const gs_context *ctx);
+GS_API void gs_context_destroy(gs_context *ctx);
+GS_API const char *gs_context_error(const gs_context *ctx);
+GS_API int gs_context_rank(const gs_context *ctx);
+GS_API int gs_context_size(const gs_context *ctx);
+GS_API gs_backend gs_context_backend(const gs_context *ctx);
 
 /* What one rank runs on, for `gpuscan info` and benchmark headers. */
 typedef struct gs_rank_info {
@@ -140,18 +147,18 @@ typedef struct gs_rank_info {
 } gs_rank_info;
 /* Collective: every rank's info, gathered on every rank into `all`
  * (gs_context_size() entries). */
-gs_status gs_context_rank_info(gs_context *ctx, gs_rank_info *all);
+GS_API gs_status gs_context_rank_info(gs_context *ctx, gs_rank_info *all);
 /* The build configuration, one line: "cuda 13.0 (sm_90) mpi openmp". */
-const char *gs_build_info(void);
+GS_API const char *gs_build_info(void);
 
 /* ---- operations on a local shard (collective) ---------------------------- */
 /* `shard` may be a host or a device pointer (CUDA backend). Ranks may pass
  * different counts, including 0. */
-gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type,
+GS_API gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type,
                     const void *shard, int64_t count, gs_value *result);
 /* `out` holds `count` elements of gs_scan_output_type(type, op), in the same
  * memory space as `in`. The global scan runs in rank order. */
-gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind,
+GS_API gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind,
                   const void *in, void *out, int64_t count);
 
 /* ---- whole-array runs on files and generated data (collective) ----------- */
@@ -166,7 +173,7 @@ typedef struct gs_source {
 /* Seconds spent per phase on one rank, and min/avg/max over ranks. */
 typedef enum gs_phase { GS_PHASE_READ, GS_PHASE_H2D, GS_PHASE_COMPUTE, GS_PHASE_D2H,
                         GS_PHASE_WRITE, GS_PHASE_MPI, GS_PHASE_VERIFY, GS_PHASE_COUNT } gs_phase;
-const char *gs_phase_name(gs_phase p);
+GS_API const char *gs_phase_name(gs_phase p);
 
 typedef struct gs_report {
     int64_t n;                 /* global element count */
@@ -215,11 +222,11 @@ typedef struct gs_run_options {
 
 #define GS_MAX_DEPTH 16
 
-gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
+GS_API gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
                         const gs_run_options *opt, gs_value *result, gs_report *report);
 /* Writes the scan to `out_path` (.npy when the name ends in ".npy", else raw)
  * through a temporary file renamed only when every rank succeeded. */
-gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_kind kind,
+GS_API gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_kind kind,
                       const char *out_path, const gs_run_options *opt, gs_report *report);
 
 
