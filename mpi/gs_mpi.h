@@ -80,8 +80,12 @@ gs_status gs_mpiio_size(gs_mpi *m, gs_file *f, uint64_t *bytes);
 gs_status gs_mpiio_read_at(gs_mpi *m, gs_file *f, uint64_t offset, void *buf,
                            uint64_t bytes);
 
-/* Create a temporary file beside `final_path` (same folder) for writing. */
-gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, gs_file **f);
+/* Create a temporary file beside `final_path` (same folder) for writing
+ * `bytes` (0: unknown). Refused before anything is written: a final path
+ * that is a folder or exists as anything but a regular file, a folder that
+ * takes no new file, more bytes than a file offset holds or than the file
+ * system has free. */
+gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **f);
 /* Collective write of `bytes` at byte `offset`, like gs_mpiio_read_at. */
 gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *buf,
                             uint64_t bytes);

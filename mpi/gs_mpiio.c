@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -142,9 +144,44 @@ static gs_status temp_suffix(gs_mpi *m, char *suffix, int len)
     return GS_OK;
 }
 
-gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, gs_file **out)
+/* Local. What may stand at an output's path: nothing, or a regular file
+ * that the output replaces; never a folder, device, FIFO, socket or
+ * symbolic link (whose target would be left alone while the link went).
+ * And its folder must take a new file. */
+static gs_status check_output(gs_mpi *m, const char *path, uint64_t bytes)
+{
+    const size_t len = strlen(path);
+    if (len == 0 || path[len - 1] == '/') return GS_OK;   /* no file name: file_new says so */
+    struct stat sb;
+    if (lstat(path, &sb) == 0) {
+        if (S_ISDIR(sb.st_mode))
+            return gs_err_set(m->err, GS_ERR_IO, "%s: is a folder; the output must be a file", path);
+        if (!S_ISREG(sb.st_mode))
+            return gs_err_set(m->err, GS_ERR_IO, "%s: exists and is not a regular file (a link, device, FIFO or socket); gpuscan replaces regular files only", path);
+    } else if (errno != ENOENT) {
+        return gs_err_set(m->err, GS_ERR_IO, "%s: %s", path, strerror(errno));
+    }
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir) return gs_err_set(m->err, GS_ERR_NOMEM, "%s: out of memory", path);
+    gs_status st = GS_OK;
+    struct statvfs fs;
+    if (access(dir, W_OK | X_OK) != 0)
+        st = gs_err_set(m->err, GS_ERR_IO, "%s: cannot create a file in %s: %s", path, dir, strerror(errno));
+    else if (bytes > INT64_MAX)
+        st = gs_err_set(m->err, GS_ERR_ARG, "%s: %llu bytes is beyond the largest file offset", path,
+                        (unsigned long long)bytes);
+    else if (statvfs(dir, &fs) == 0 && gs_sat_mul(fs.f_bavail, fs.f_frsize) < bytes)
+        st = gs_err_set(m->err, GS_ERR_IO, "%s: %s: %llu bytes to write, %llu free in %s", path, strerror(ENOSPC),
+                        (unsigned long long)bytes, (unsigned long long)gs_sat_mul(fs.f_bavail, fs.f_frsize), dir);
+    free(dir);
+    return st;
+}
+
+gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **out)
 {
     *out = NULL;
+    GS_CHECK(gs_mpi_agree(m, check_output(m, final_path, bytes)));
     char suffix[48] = "";
     GS_CHECK(temp_suffix(m, suffix, (int)sizeof suffix));
 
@@ -243,10 +280,13 @@ gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *
     return file_transfer(m, f, offset, (void *)buf, bytes, 1);
 }
 
-/* Rank 0: give the finished temporary its final name, or remove it. */
+/* Rank 0: give the finished temporary its final name, or remove it. A file
+ * it replaces keeps its permissions. */
 static gs_status temp_place(gs_mpi *m, const gs_file *f, int keep)
 {
     if (keep) {
+        struct stat sb;
+        if (stat(f->path, &sb) == 0 && S_ISREG(sb.st_mode)) chmod(f->temp_path, sb.st_mode & 07777);
         if (rename(f->temp_path, f->path) == 0) return GS_OK;
         int cause = errno;
         unlink(f->temp_path);

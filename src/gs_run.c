@@ -16,6 +16,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -77,11 +78,17 @@ static gs_status open_input_file(gs_run *r)
 {
     gs_context *ctx = r->ctx;
     const char *path = r->src->path;
-    /* MPI-IO opens a folder and then fails (or hangs) in the collective
-     * read: refuse it by name first */
+    /* regular files only: MPI-IO opens a folder and then fails (or hangs) in
+     * the collective read, waits forever for a FIFO's writer, and reads a
+     * device such as /dev/zero as 0 bytes */
     struct stat sb;
-    gs_status st = stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)
-                       ? gs_fail(ctx, GS_ERR_IO, "%s: is a folder, not a file", path) : GS_OK;
+    gs_status st = GS_OK;
+    if (stat(path, &sb) != 0)
+        st = gs_fail(ctx, GS_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = gs_fail(ctx, GS_ERR_IO, "%s: is a folder, not a file", path);
+    else if (!S_ISREG(sb.st_mode))
+        st = gs_fail(ctx, GS_ERR_IO, "%s: not a regular file (a device, FIFO or socket); gpuscan reads regular files only", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
     GS_CHECK(gs_mpiio_open_read(&ctx->mpi, path, &r->in));
     uint64_t size = 0;
@@ -436,13 +443,13 @@ static gs_status open_output(gs_run *r, const char *path)
     else if (r->src->path && (strcmp(path, r->src->path) == 0 || same_file(path, r->src->path)))
         st = gs_fail(ctx, GS_ERR_ARG, "%s: the output would overwrite the input", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
-    GS_CHECK(gs_mpiio_create(&ctx->mpi, path, &r->out));
-
-    /* the .npy header, by rank 0 */
+    /* the .npy header, written by rank 0 */
     char header[256];
     size_t len = 0;
     if (ends_with(path, ".npy")) len = gs_npy_format(header, sizeof header, r->out_type, r->n);
     r->out_offset = len;
+    GS_CHECK(gs_mpiio_create(&ctx->mpi, path, gs_sat_add(len, gs_sat_mul((uint64_t)r->n, r->out_size)), &r->out));
+
     double t0 = gs_now();
     st = gs_mpiio_write_at(&ctx->mpi, r->out, 0, header, ctx->mpi.rank == 0 ? len : 0);
     r->t[GS_PHASE_WRITE] += since(t0);

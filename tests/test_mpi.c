@@ -409,7 +409,7 @@ static void write_and_read_back(const char *name, uint64_t salt, uint64_t most)
     MPI_Barrier(MPI_COMM_WORLD);   /* every rank looked before anyone creates */
 
     gs_file *f = NULL;
-    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, &f), GS_OK);
+    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, 0, &f), GS_OK);
     CU_ASSERT_EQUAL(temp_files_of(name), 1);
     CU_ASSERT_EQUAL(file_exists(path), existed);
     CU_ASSERT_EQUAL(gs_mpiio_write_at(ctx, f, l.offset, mine, l.bytes), GS_OK);
@@ -465,7 +465,7 @@ static void test_io_discard_keeps_old_output(void)
     unsigned char *mine = malloc(l.bytes + 1);
     fill(mine, l.offset, l.bytes, 4);
     gs_file *f = NULL;
-    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, &f), GS_OK);
+    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, 0, &f), GS_OK);
     CU_ASSERT_EQUAL(gs_mpiio_write_at(ctx, f, l.offset, mine, l.bytes), GS_OK);
     CU_ASSERT_EQUAL(gs_mpiio_close(ctx, f, 0), GS_OK);
     CU_ASSERT_EQUAL(temp_files_of("kept.bin"), 0);
@@ -475,7 +475,7 @@ static void test_io_discard_keeps_old_output(void)
 
     /* a run that never wrote leaves nothing either */
     io_path(path, sizeof path, "never.bin");
-    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, &f), GS_OK);
+    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, 0, &f), GS_OK);
     CU_ASSERT_EQUAL(gs_mpiio_close(ctx, f, 0), GS_OK);
     CU_ASSERT(!file_exists(path));
     CU_ASSERT_EQUAL(temp_files_of("never.bin"), 0);
@@ -509,13 +509,13 @@ static void test_io_create_in_missing_folder(void)
     io_path(folder, sizeof folder, "no-such-folder");
     snprintf(path, sizeof path, "%s/out.bin", folder);
     gs_file *f = NULL;
-    gs_status got = gs_mpiio_create(mpi_ctx, path, &f);
+    gs_status got = gs_mpiio_create(mpi_ctx, path, 0, &f);
     check_io_failure(got, GS_ERR_IO, f, path, "cannot create");
     CU_ASSERT(!file_exists(folder));
 
     char folder_only[600];
     snprintf(folder_only, sizeof folder_only, "%s/", io_dir);
-    got = gs_mpiio_create(mpi_ctx, folder_only, &f);
+    got = gs_mpiio_create(mpi_ctx, folder_only, 0, &f);
     check_io_failure(got, GS_ERR_ARG, f, folder_only, "not a file name");
 }
 
