@@ -193,6 +193,16 @@ else
     gs_skip "pc_sum.cpp built with g++ on the install (no $cxx)"
 fi
 
+if [ "$cuda" = yes ]; then
+    # a CUDA toolkit is seldom on the default include path (where it is, as in
+    # some containers, the build below cannot tell)
+    cuda_inc=
+    for f in $cflags; do
+        case $f in -I*) [ -f "${f#-I}/cuda_runtime_api.h" ] && cuda_inc=${f#-I} ;; esac
+    done
+    gs_check "gpuscan.pc's Cflags name the directory of cuda_runtime_api.h (CUDA build)" \
+        test -n "$cuda_inc"
+fi
 if [ "$cuda" = yes ] && [ "$have_cc" = yes ] && [ -n "$device_sum_c" ]; then
     # cuda_runtime_api.h from gpuscan.pc's Cflags, cudart from its Libs
     if build "$cc device_sum.c \$(pkg-config --cflags --libs gpuscan) (CUDA build)" \
