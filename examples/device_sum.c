@@ -5,7 +5,12 @@
  *
  *   mpirun -np 2 examples/device_sum [elements per rank]
  *
- * Build outside the tree: cc device_sum.c $(pkg-config --cflags --libs gpuscan)
+ * Build outside the tree, against a CUDA build of gpuscan (its gpuscan.pc
+ * gives the CUDA include path and cudart):
+ *   cc device_sum.c $(pkg-config --cflags --libs gpuscan) -o device_sum
+ * `make install` puts this file in $(docdir)/examples (by default
+ * /usr/local/share/doc/gpuscan/examples), beside host_sum.c, the same on
+ * host memory with any backend.
  */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
