@@ -93,6 +93,12 @@ gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *
  * path (call only after every rank agreed on success), 0 deletes it. */
 gs_status gs_mpiio_close(gs_mpi *m, gs_file *f, int keep);
 
+/* Local and async-signal-safe: remove the temporaries of the files this
+ * process is writing (rank 0's), for a handler of SIGINT and SIGTERM that
+ * then ends the process. A run killed outright leaves its temporary; the
+ * next run writing the same output removes it (gs_mpiio.c says how). */
+void gs_mpiio_discard_temporaries(void);
+
 /* Test hook. Local. The largest byte count of one MPI-IO call (default and
  * maximum 1 GiB; 0 restores the default), so that tests can split small
  * transfers into many pieces. */

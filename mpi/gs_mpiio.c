@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -36,27 +39,111 @@ struct gs_file {
     char *path;        /* the name the user gave, in every message */
     char *temp_path;   /* files being written: where the data stays until
                           close; NULL for files opened for reading */
+    int lock_fd;       /* rank 0 of a file being written: the temporary, locked
+                          for as long as this run lives (see reap_stale); else -1 */
 };
+
+/* ---- temporaries ----------------------------------------------------------
+ * An output is written to "<dir>/.<base>.gstmp.<suffix>" and renamed to its
+ * final name only when every rank succeeded. Rank 0 creates the temporary
+ * exclusively (never through a link planted at its name) and holds an
+ * flock() on it until the run ends: the kernel drops that lock when the
+ * process dies, however it dies, so a later run writing the same output
+ * knows a temporary whose lock it can take for one whose run is gone, and
+ * removes it (reap_stale). SIGINT and SIGTERM are caught by the tool, which
+ * removes this process's temporaries with gs_mpiio_discard_temporaries. */
+#define GS_TEMP_TAG ".gstmp."
+#define GS_TEMP_SLOTS 16
+
+/* The temporaries this process holds, for the signal handler: written only
+ * outside it, read by it. */
+static char *volatile held_temps[GS_TEMP_SLOTS];
+
+static void hold_temp(char *path)
+{
+    for (int i = 0; i < GS_TEMP_SLOTS; i++)
+        if (!held_temps[i]) { held_temps[i] = path; return; }
+}
+
+static void release_temp(const char *path)
+{
+    for (int i = 0; i < GS_TEMP_SLOTS; i++)
+        if (held_temps[i] == path) held_temps[i] = NULL;
+}
+
+void gs_mpiio_discard_temporaries(void)
+{
+    for (int i = 0; i < GS_TEMP_SLOTS; i++) {
+        const char *path = held_temps[i];
+        if (path) unlink(path);
+    }
+}
 
 static void file_free(gs_file *f)
 {
     if (!f) return;
+    if (f->temp_path) release_temp(f->temp_path);
+    if (f->lock_fd >= 0) close(f->lock_fd);
     free(f->path);
     free(f->temp_path);
     free(f);
 }
 
-/* "<dir>/.<base>.gpuscan-tmp.<suffix>": hidden, and in the final file's
- * folder so that the rename stays within one file system. */
+/* "<dir>/.<base>.gstmp.<suffix>": hidden, and in the final file's folder so
+ * that the rename stays within one file system; short, so that paths near
+ * PATH_MAX still have a temporary. */
 static char *temp_name(const char *path, const char *suffix)
 {
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
-    size_t len = strlen(path) + strlen(suffix) + sizeof "..gpuscan-tmp.";
+    size_t len = strlen(path) + strlen(suffix) + sizeof "." GS_TEMP_TAG;
     char *name = malloc(len);
     if (name)
-        snprintf(name, len, "%.*s.%s.gpuscan-tmp.%s", (int)(base - path), path, base, suffix);
+        snprintf(name, len, "%.*s.%s" GS_TEMP_TAG "%s", (int)(base - path), path, base, suffix);
     return name;
+}
+
+/* Rank 0: remove the temporaries of `path` that earlier runs left when they
+ * were killed: those whose lock can be taken. A file system without flock
+ * (ENOLCK, EOPNOTSUPP) keeps them: nothing tells a dead run from a live one
+ * there. */
+static void reap_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char *dir_name = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    size_t prefix_len = strlen(base) + sizeof GS_TEMP_TAG;   /* "." base GS_TEMP_TAG */
+    char *prefix = malloc(prefix_len + 1);
+    DIR *dir = dir_name && prefix ? opendir(dir_name) : NULL;
+    if (dir) {
+        snprintf(prefix, prefix_len + 1, ".%s" GS_TEMP_TAG, base);
+        const int fd_dir = dirfd(dir);
+        for (struct dirent *e; (e = readdir(dir));) {
+            if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+            int fd = openat(fd_dir, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0) continue;
+            struct stat sb;
+            if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) && flock(fd, LOCK_EX | LOCK_NB) == 0)
+                unlinkat(fd_dir, e->d_name, 0);
+            close(fd);
+        }
+        closedir(dir);
+    }
+    free(prefix);
+    free(dir_name);
+}
+
+/* Rank 0: create the temporary, exclusively, and lock it for the run. */
+static gs_status temp_create(gs_mpi *m, gs_file *f)
+{
+    reap_stale(f->path);
+    f->lock_fd = open(f->temp_path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (f->lock_fd < 0)
+        return gs_err_set(m->err, GS_ERR_IO, "%s: cannot create %s: %s", f->path, f->temp_path, strerror(errno));
+    hold_temp(f->temp_path);
+    if (flock(f->lock_fd, LOCK_EX | LOCK_NB) != 0 && errno != ENOLCK && errno != EOPNOTSUPP)
+        return gs_err_set(m->err, GS_ERR_IO, "%s: cannot lock %s: %s", f->path, f->temp_path, strerror(errno));
+    return GS_OK;
 }
 
 /* Local. `temp_suffix` NULL: a file to read; else one to write through a
@@ -72,6 +159,7 @@ static gs_status file_new(gs_mpi *m, const char *path, const char *temp_suffix,
     gs_file *f = calloc(1, sizeof *f);
     if (f) {
         f->fh = MPI_FILE_NULL;
+        f->lock_fd = -1;
         f->path = strdup(path);
         if (temp_suffix) f->temp_path = temp_name(path, temp_suffix);
     }
@@ -136,8 +224,18 @@ static gs_status temp_suffix(gs_mpi *m, char *suffix, int len)
     if (m->rank == 0) {
         struct timespec now;
         clock_gettime(CLOCK_REALTIME, &now);
-        snprintf(suffix, (size_t)len, "%ld-%llx", (long)getpid(),
-                 (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec);
+        /* base 36: a few characters each */
+        unsigned long long parts[2] = {(unsigned long long)getpid(),
+                                       (unsigned long long)now.tv_sec * 1000000000ull + (unsigned long long)now.tv_nsec};
+        int at = 0;
+        for (int i = 0; i < 2; i++) {
+            char digits[16];
+            int n = 0;
+            do digits[n++] = "0123456789abcdefghijklmnopqrstuvwxyz"[parts[i] % 36]; while ((parts[i] /= 36) && n < 15);
+            while (n > 0 && at < len - 2) suffix[at++] = digits[--n];
+            if (i == 0 && at < len - 1) suffix[at++] = '.';
+        }
+        suffix[at] = '\0';
     }
     int err = MPI_Bcast(suffix, len, MPI_CHAR, 0, m->comm);
     if (err != MPI_SUCCESS) return gs_mpi_fail(m, GS_ERR_MPI, err, "MPI_Bcast");
@@ -187,14 +285,8 @@ gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_
 
     gs_file *f = NULL;
     gs_status status = gs_mpi_agree(m, file_new(m, final_path, suffix, &f));
-    if (status == GS_OK)
-        status = file_open(m, f, MPI_MODE_CREATE | MPI_MODE_WRONLY, "cannot create");
-    if (status == GS_OK) {
-        /* a stale temporary of the same name must not leave a tail behind */
-        int err = MPI_File_set_size(f->fh, 0);
-        if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot create", final_path);
-        status = gs_mpi_agree(m, status);
-    }
+    if (status == GS_OK) status = gs_mpi_agree(m, m->rank == 0 ? temp_create(m, f) : GS_OK);
+    if (status == GS_OK) status = file_open(m, f, MPI_MODE_WRONLY, "cannot open");
     return file_settle(m, status, f, out);
 }
 

@@ -6,6 +6,8 @@
  * computed serially: every rank can generate every other rank's input.
  */
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,7 +354,7 @@ static int64_t file_bytes(const char *path)
 static int temp_files_of(const char *name)
 {
     char prefix[256];
-    snprintf(prefix, sizeof prefix, ".%s.gpuscan-tmp.", name);
+    snprintf(prefix, sizeof prefix, ".%s.gstmp.", name);
     int found = 0;
     DIR *dir = opendir(io_dir);
     for (struct dirent *e; dir && (e = readdir(dir));)
@@ -481,6 +483,44 @@ static void test_io_discard_keeps_old_output(void)
     CU_ASSERT_EQUAL(temp_files_of("never.bin"), 0);
 }
 
+/* Temporaries left by runs that were killed (no process holds their lock)
+ * are removed by the next run that writes the same output; one whose lock
+ * is held (a run still writing) is left alone. The lock is an flock on the
+ * file: rank 0 plays both the dead and the live run with a file of its own. */
+static void test_io_stale_temporaries(void)
+{
+    gs_mpi *ctx = mpi_ctx;
+    char path[512], dead[600], live[600];
+    io_path(path, sizeof path, "stale.bin");
+    snprintf(dead, sizeof dead, "%s/.stale.bin.gstmp.dead.1", io_dir);
+    snprintf(live, sizeof live, "%s/.stale.bin.gstmp.live.2", io_dir);
+    int live_fd = -1;
+    if (ctx->rank == 0) {
+        FILE *out = fopen(dead, "w");
+        if (out) fputs("a killed run's output", out), fclose(out);
+        live_fd = open(live, O_WRONLY | O_CREAT, 0644);
+        CU_ASSERT(live_fd >= 0 && flock(live_fd, LOCK_EX) == 0);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CU_ASSERT_EQUAL(temp_files_of("stale.bin"), 2);
+    gs_file *f = NULL;
+    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, 0, &f), GS_OK);
+    CU_ASSERT(!file_exists(dead));
+    CU_ASSERT(file_exists(live));
+    CU_ASSERT_EQUAL(temp_files_of("stale.bin"), 2);   /* the live one and this run's */
+    CU_ASSERT_EQUAL(gs_mpiio_close(ctx, f, 1), GS_OK);
+    CU_ASSERT_EQUAL(temp_files_of("stale.bin"), 1);
+    if (ctx->rank == 0) {
+        close(live_fd);   /* the live run ends without cleaning up: now stale */
+        unlink(path);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    CU_ASSERT_EQUAL(gs_mpiio_create(ctx, path, 0, &f), GS_OK);
+    CU_ASSERT(!file_exists(live));
+    CU_ASSERT_EQUAL(gs_mpiio_close(ctx, f, 0), GS_OK);
+    CU_ASSERT_EQUAL(temp_files_of("stale.bin"), 0);
+}
+
 /* A failed step: status, a message naming the file and `cause`, the same on
  * every rank; no file handed out. */
 static void check_io_failure(gs_status got, gs_status expected, const gs_file *f,
@@ -589,6 +629,7 @@ static int register_mpi_layer_suites(void)
         {"close without keeping leaves no output", test_io_discard_keeps_old_output},
         {"opening a missing file fails on every rank", test_io_open_missing},
         {"creating in a missing folder fails cleanly", test_io_create_in_missing_folder},
+        {"stale temporaries of killed runs are removed, live ones kept", test_io_stale_temporaries},
         {"a short read fails every rank", test_io_short_read},
         {NULL, NULL},
     };
