@@ -42,15 +42,32 @@ void cli_print_usage(FILE *out);
 /* Reports, printed by rank 0. */
 void cli_print_summary(FILE *out, const cli_args *args, const gs_report *rep,
                        const gs_value *result, const gs_rank_info *ranks);
-/* Writes the JSON object to args->json_path ("-": stdout) through a
- * temporary file renamed into place. Returns 0, or -1 with errno set. */
+/* Writes the JSON object to args->json_path ("-": stdout) with
+ * cli_write_report. Returns 0, or -1 with the message in err. */
 int cli_write_json(const cli_args *args, const gs_report *rep, const gs_value *result,
-                   const gs_rank_info *ranks);
+                   const gs_rank_info *ranks, char *err, size_t errlen);
 void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend);
-/* Write a report file through a temporary beside it, renamed into place, so
- * that a reader never sees half of one: write(f, data) fills it. Returns 0,
- * or -1 with errno set (and no file left behind). */
-int cli_write_atomically(const char *path, void (*write)(FILE *f, const void *data), const void *data);
+
+/* Report files and JSON text, for every command (cli_output.c). */
+typedef void (*cli_write_fn)(FILE *f, const void *data);   /* fills a report */
+/* Write the report `what` ("JSON", "CSV") to path whole or not at all:
+ * fill(f, data) writes it into a temporary created exclusively beside the
+ * target (never through a link planted there), which gets the target's
+ * permissions (a new file's, 0666 less the umask, when there is none) and
+ * is renamed over it only once complete; it is removed on failure. A target
+ * that exists and is not a regular file (folder, FIFO, device, symbolic
+ * link) is refused and left as it is. Returns 0, or -1 with the message,
+ * "PATH: cannot write the WHAT report: WHY", in err. */
+int cli_write_atomically(const char *path, const char *what, cli_write_fn fill, const void *data,
+                         char *err, size_t errlen);
+/* The same, except that path "-" is stdout. */
+int cli_write_report(const char *path, const char *what, cli_write_fn fill, const void *data,
+                     char *err, size_t errlen);
+/* text as a JSON string, quotes included: '"' and '\' escaped, control
+ * characters as \uXXXX, bytes that are not UTF-8 as \ufffd; NULL as null.
+ * Every string from outside the program (host and device names, paths,
+ * build information, error messages) goes through it. */
+void cli_json_string(FILE *f, const char *text);
 
 /* The progress bar of a long run (cli_progress.c): drawn on stderr by rank 0
  * when stderr is a terminal, not --quiet, and the run has taken more than

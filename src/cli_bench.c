@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -382,23 +381,12 @@ static void write_csv(FILE *f, const void *data)
     }
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\') fputc('\\', f);
-        if ((unsigned char)*s < 0x20) fprintf(f, "\\u%04x", *s);
-        else fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void write_json(FILE *f, const void *data)
 {
     const cli_bench_report *rep = data;
     const cli_bench_args *a = rep->a;
     fprintf(f, "{\"command\": \"bench\", \"version\": \"%s\", \"build\": ", GS_VERSION_STRING);
-    json_string(f, gs_build_info());
+    cli_json_string(f, gs_build_info());
     fprintf(f, ", \"backend\": \"%s\", \"ranks\": %d, \"iters\": %lld, \"warmup\": %lld, \"check_iters\": %lld, \"seed\": %llu,\n",
             gs_backend_name(rep->backend), rep->ranks, (long long)a->iters, (long long)a->warmup,
             (long long)a->check_iters, (unsigned long long)a->seed);
@@ -406,11 +394,11 @@ static void write_json(FILE *f, const void *data)
     for (int i = 0; i < rep->ranks; i++) {
         const gs_rank_info *r = &rep->info[i];
         fprintf(f, "%s\n  {\"rank\": %d, \"host\": ", i ? "," : "", r->rank);
-        json_string(f, r->host);
+        cli_json_string(f, r->host);
         fprintf(f, ", \"local_rank\": %d, \"device\": %d, \"name\": ", r->local_rank, r->device);
-        json_string(f, r->device >= 0 ? r->device_name : "cpu");
+        cli_json_string(f, r->device >= 0 ? r->device_name : "cpu");
         fprintf(f, ", \"pci_bus_id\": ");
-        json_string(f, r->pci_bus_id);
+        cli_json_string(f, r->pci_bus_id);
         fprintf(f, ", \"copy_gbps\": %.6g, \"h2d_gbps\": %.6g, \"duplex_gbps\": %.6g}", rep->ceilings[i].copy_gbps,
                 rep->ceilings[i].h2d_gbps, rep->ceilings[i].duplex_gbps);
     }
@@ -431,7 +419,7 @@ static void write_json(FILE *f, const void *data)
     fprintf(f, ", \"min_bw\": ");
     if (a->min_bw >= 0) fprintf(f, "%.17g", a->min_bw); else fputs("null", f);
     fprintf(f, ", \"result\": \"%s\", \"error\": ", rep->verdict);
-    if (rep->error) json_string(f, rep->error); else fputs("null", f);
+    cli_json_string(f, rep->error);
     fputs("}\n", f);
 }
 
@@ -523,14 +511,14 @@ static int conclude(const cli_bench_report *rep)
         fprintf(stderr, "gpuscan: error: average bandwidth %s GB/s per rank is below --min-bw %g\n", rep->avg, a->min_bw);
         code = CLI_EXIT_FAIL;
     }
-    const struct { const char *path, *what; void (*write)(FILE *, const void *); } files[] = {
+    const struct { const char *path, *what; cli_write_fn write; } files[] = {
         {a->csv_path, "CSV", write_csv}, {a->json_path, "JSON", write_json},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        if (files[i].path && cli_write_atomically(files[i].path, files[i].write, rep) != 0) {
-            if (code == CLI_EXIT_OK)
-                fprintf(stderr, "gpuscan: error: %s: cannot write the %s report: %s\n", files[i].path,
-                        files[i].what, strerror(errno));
+        char err[512];
+        if (files[i].path &&
+            cli_write_atomically(files[i].path, files[i].what, files[i].write, rep, err, sizeof err) != 0) {
+            if (code == CLI_EXIT_OK) fprintf(stderr, "gpuscan: error: %s\n", err);   /* one error line */
             code = CLI_EXIT_FAIL;
         }
     }

@@ -1,6 +1,5 @@
 /* cli_main.c - gpuscan: parse, create a context, run one command, report.
  * Every rank runs the same steps; rank 0 prints; all ranks exit alike. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +55,9 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
     if (rank == 0) {
         if (!a->quiet && !(a->json_path && strcmp(a->json_path, "-") == 0))
             cli_print_summary(stdout, a, &rep, &result, ranks);
-        if (a->json_path && cli_write_json(a, &rep, &result, ranks) != 0) {
-            fprintf(stderr, "gpuscan: error: %s: cannot write the JSON report: %s\n", a->json_path, strerror(errno));
+        char err[512];
+        if (a->json_path && cli_write_json(a, &rep, &result, ranks, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuscan: error: %s\n", err);
             code = CLI_EXIT_FAIL;
         }
         if (rep.verified && rep.wrong) {
