@@ -24,8 +24,11 @@ typedef struct cli_args {
     int quiet;
 } cli_args;
 
-/* Parse argv. On a usage error returns CLI_EXIT_USAGE with a message in err. */
-int cli_parse(int argc, char **argv, cli_args *args, char *err, size_t errlen);
+/* Parse the options of `command` (CLI_NONE: none was named) in argv[1..];
+ * argv[0] is the command's name. On a usage error returns CLI_EXIT_USAGE
+ * with a message in err; CLI_NONE stays CLI_NONE unless --help or
+ * --version turns it into CLI_HELP or CLI_VERSION. */
+int cli_parse(int argc, char **argv, cli_command command, cli_args *args, char *err, size_t errlen);
 /* "12", "1k" (10^3), "2Mi" (2^20), ...: k M G T powers of 10, Ki Mi Gi Ti of 2. */
 int cli_parse_count(const char *text, int64_t *value);
 /* A usage error of any command: the message (fmt with one %s) in err;
@@ -37,7 +40,9 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo);
 /* Collective gs_context_create; on failure rank 0 prints why. Returns
  * CLI_EXIT_OK or CLI_EXIT_FAIL; *ctx goes to gs_context_destroy either way. */
 int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx);
-void cli_print_usage(FILE *out);
+/* The options of reduce, scan and info, for the usage text (cli_main.c has
+ * the commands). */
+void cli_print_options(FILE *out);
 
 /* Reports, printed by rank 0. */
 void cli_print_summary(FILE *out, const cli_args *args, const gs_report *rep,
@@ -83,11 +88,10 @@ void cli_progress_update(void *data, double done);
 /* Erase the bar, if one was drawn, before anything else is printed. */
 void cli_progress_end(cli_progress *bar);
 
-/* Subcommands with their own options (cli_bench.c): called after MPI_Init
- * with argv[0] = the subcommand's name; return the exit status, the same on
- * every rank. */
-int cli_bench_main(int argc, char **argv);
-/* cli_ladder.c: `gpuscan ladder`, the kernel variants side by side. */
-int cli_ladder_main(int argc, char **argv);
+/* Commands with their own options, in cli_main.c's table of commands:
+ * called after MPI_Init with argv[0] = the command's name; they return the
+ * exit status, the same on every rank. */
+int cli_bench_main(int argc, char **argv);    /* cli_bench.c: the benchmark sweep */
+int cli_ladder_main(int argc, char **argv);   /* cli_ladder.c: the kernel variants side by side */
 
 #endif
