@@ -24,8 +24,11 @@ typedef struct cli_args {
     int quiet;
 } cli_args;
 
-/* Parse argv. On a usage error returns CLI_EXIT_USAGE with a message in err. */
-int cli_parse(int argc, char **argv, cli_args *args, char *err, size_t errlen);
+/* Parse the options of `command` (CLI_NONE: none was named) in argv[1..];
+ * argv[0] is the command's name. On a usage error returns CLI_EXIT_USAGE
+ * with a message in err; CLI_NONE stays CLI_NONE unless --help or
+ * --version turns it into CLI_HELP or CLI_VERSION. */
+int cli_parse(int argc, char **argv, cli_command command, cli_args *args, char *err, size_t errlen);
 /* "12", "1k" (10^3), "2Mi" (2^20), ...: k M G T powers of 10, Ki Mi Gi Ti of 2. */
 int cli_parse_count(const char *text, int64_t *value);
 /* A usage error of any command: the message (fmt with one %s) in err;
@@ -37,20 +40,39 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo);
 /* Collective gs_context_create; on failure rank 0 prints why. Returns
  * CLI_EXIT_OK or CLI_EXIT_FAIL; *ctx goes to gs_context_destroy either way. */
 int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx);
-void cli_print_usage(FILE *out);
+/* The options of reduce, scan and info, for the usage text (cli_main.c has
+ * the commands). */
+void cli_print_options(FILE *out);
 
 /* Reports, printed by rank 0. */
 void cli_print_summary(FILE *out, const cli_args *args, const gs_report *rep,
                        const gs_value *result, const gs_rank_info *ranks);
-/* Writes the JSON object to args->json_path ("-": stdout) through a
- * temporary file renamed into place. Returns 0, or -1 with errno set. */
+/* Writes the JSON object to args->json_path ("-": stdout) with
+ * cli_write_report. Returns 0, or -1 with the message in err. */
 int cli_write_json(const cli_args *args, const gs_report *rep, const gs_value *result,
-                   const gs_rank_info *ranks);
+                   const gs_rank_info *ranks, char *err, size_t errlen);
 void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend);
-/* Write a report file through a temporary beside it, renamed into place, so
- * that a reader never sees half of one: write(f, data) fills it. Returns 0,
- * or -1 with errno set (and no file left behind). */
-int cli_write_atomically(const char *path, void (*write)(FILE *f, const void *data), const void *data);
+
+/* Report files and JSON text, for every command (cli_output.c). */
+typedef void (*cli_write_fn)(FILE *f, const void *data);   /* fills a report */
+/* Write the report `what` ("JSON", "CSV") to path whole or not at all:
+ * fill(f, data) writes it into a temporary created exclusively beside the
+ * target (never through a link planted there), which gets the target's
+ * permissions (a new file's, 0666 less the umask, when there is none) and
+ * is renamed over it only once complete; it is removed on failure. A target
+ * that exists and is not a regular file (folder, FIFO, device, symbolic
+ * link) is refused and left as it is. Returns 0, or -1 with the message,
+ * "PATH: cannot write the WHAT report: WHY", in err. */
+int cli_write_atomically(const char *path, const char *what, cli_write_fn fill, const void *data,
+                         char *err, size_t errlen);
+/* The same, except that path "-" is stdout. */
+int cli_write_report(const char *path, const char *what, cli_write_fn fill, const void *data,
+                     char *err, size_t errlen);
+/* text as a JSON string, quotes included: '"' and '\' escaped, control
+ * characters as \uXXXX, bytes that are not UTF-8 as \ufffd; NULL as null.
+ * Every string from outside the program (host and device names, paths,
+ * build information, error messages) goes through it. */
+void cli_json_string(FILE *f, const char *text);
 
 /* The progress bar of a long run (cli_progress.c): drawn on stderr by rank 0
  * when stderr is a terminal, not --quiet, and the run has taken more than
@@ -66,11 +88,10 @@ void cli_progress_update(void *data, double done);
 /* Erase the bar, if one was drawn, before anything else is printed. */
 void cli_progress_end(cli_progress *bar);
 
-/* Subcommands with their own options (cli_bench.c): called after MPI_Init
- * with argv[0] = the subcommand's name; return the exit status, the same on
- * every rank. */
-int cli_bench_main(int argc, char **argv);
-/* cli_ladder.c: `gpuscan ladder`, the kernel variants side by side. */
-int cli_ladder_main(int argc, char **argv);
+/* Commands with their own options, in cli_main.c's table of commands:
+ * called after MPI_Init with argv[0] = the command's name; they return the
+ * exit status, the same on every rank. */
+int cli_bench_main(int argc, char **argv);    /* cli_bench.c: the benchmark sweep */
+int cli_ladder_main(int argc, char **argv);   /* cli_ladder.c: the kernel variants side by side */
 
 #endif

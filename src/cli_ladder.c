@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -259,15 +258,27 @@ static void json_number(FILE *f, const char *name, double v)
     else fprintf(f, ", \"%s\": null", name);
 }
 
-static void write_json(FILE *f, const cli_ladder_args *a, const gs_rank_info *info,
-                       const cli_ladder_case *cases, int n_cases, int64_t wrong_total)
+/* What the JSON report holds. */
+typedef struct cli_ladder_report {
+    const cli_ladder_args *a;
+    const gs_rank_info *info;   /* rank 0's, whose GPU the rows are */
+    const cli_ladder_case *cases;
+    int n_cases;
+    int64_t wrong_total;
+} cli_ladder_report;
+
+static void write_json(FILE *f, const void *data)
 {
-    fprintf(f, "{\"command\": \"ladder\", \"version\": \"%s\", \"build\": \"%s\", \"device\": \"%s\", "
-               "\"iters\": %lld, \"warmup\": %lld, \"seed\": %llu,\n \"cases\": [",
-            GS_VERSION_STRING, gs_build_info(), info->device_name, (long long)a->iters, (long long)a->warmup,
-            (unsigned long long)a->seed);
-    for (int k = 0; k < n_cases; k++) {
-        const cli_ladder_case *lc = &cases[k];
+    const cli_ladder_report *rep = data;
+    const cli_ladder_args *a = rep->a;
+    fprintf(f, "{\"command\": \"ladder\", \"version\": \"%s\", \"build\": ", GS_VERSION_STRING);
+    cli_json_string(f, gs_build_info());
+    fputs(", \"device\": ", f);
+    cli_json_string(f, rep->info->device_name);
+    fprintf(f, ", \"iters\": %lld, \"warmup\": %lld, \"seed\": %llu,\n \"cases\": [", (long long)a->iters,
+            (long long)a->warmup, (unsigned long long)a->seed);
+    for (int k = 0; k < rep->n_cases; k++) {
+        const cli_ladder_case *lc = &rep->cases[k];
         fprintf(f, "%s\n  {\"op\": \"%s\", \"type\": \"%s\", \"kind\": \"%s\", \"elements\": %lld, \"rows\": [",
                 k ? "," : "", gs_op_name(lc->c.op), gs_type_name(lc->c.type),
                 lc->c.scan ? (lc->c.kind == GS_EXCLUSIVE ? "exscan" : "scan") : "reduce", (long long)lc->c.n);
@@ -286,30 +297,8 @@ static void write_json(FILE *f, const cli_ladder_args *a, const gs_rank_info *in
         }
         fputs("]}", f);
     }
-    fprintf(f, "],\n \"wrong_total\": %lld, \"result\": \"%s\"}\n", (long long)wrong_total,
-            wrong_total ? "wrong" : "ok");
-}
-
-/* Write the JSON through a temporary file renamed into place. 0, or -1. */
-static int save_json(const cli_ladder_args *a, const gs_rank_info *info, const cli_ladder_case *cases,
-                     int n_cases, int64_t wrong_total)
-{
-    if (strcmp(a->json_path, "-") == 0) {
-        write_json(stdout, a, info, cases, n_cases, wrong_total);
-        return ferror(stdout) ? -1 : 0;
-    }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", a->json_path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f != NULL;
-    if (ok) {
-        write_json(f, a, info, cases, n_cases, wrong_total);
-        ok = !ferror(f);
-        ok = fclose(f) == 0 && ok;
-    }
-    if (ok) ok = rename(tmp, a->json_path) == 0;
-    if (!ok) remove(tmp);
-    return ok ? 0 : -1;
+    fprintf(f, "],\n \"wrong_total\": %lld, \"result\": \"%s\"}\n", (long long)rep->wrong_total,
+            rep->wrong_total ? "wrong" : "ok");
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -355,8 +344,11 @@ static int run_ladder(gs_context *ctx, const cli_ladder_args *a, int rank)
             fprintf(stderr, "gpuscan: error: ladder: %lld wrong result(s)\n", (long long)wrong_total);
             code = CLI_EXIT_FAIL;
         }
-        if (st == GS_OK && a->json_path && save_json(a, info, cases, done, wrong_total) != 0) {
-            fprintf(stderr, "gpuscan: error: %s: cannot write the JSON report: %s\n", a->json_path, strerror(errno));
+        const cli_ladder_report rep = {a, info, cases, done, wrong_total};
+        char err[512];
+        if (st == GS_OK && a->json_path &&
+            cli_write_report(a->json_path, "JSON", write_json, &rep, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuscan: error: %s\n", err);
             code = CLI_EXIT_FAIL;
         }
         fflush(stdout);

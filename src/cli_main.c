@@ -1,6 +1,7 @@
-/* cli_main.c - gpuscan: parse, create a context, run one command, report.
- * Every rank runs the same steps; rank 0 prints; all ranks exit alike. */
-#include <errno.h>
+/* cli_main.c - gpuscan: the table of its commands, which dispatches, writes
+ * the usage and names them in errors; and reduce, scan and info themselves:
+ * parse, create a context, run one command, report. Every rank runs the same
+ * steps; rank 0 prints; all ranks exit alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +57,9 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
     if (rank == 0) {
         if (!a->quiet && !(a->json_path && strcmp(a->json_path, "-") == 0))
             cli_print_summary(stdout, a, &rep, &result, ranks);
-        if (a->json_path && cli_write_json(a, &rep, &result, ranks) != 0) {
-            fprintf(stderr, "gpuscan: error: %s: cannot write the JSON report: %s\n", a->json_path, strerror(errno));
+        char err[512];
+        if (a->json_path && cli_write_json(a, &rep, &result, ranks, err, sizeof err) != 0) {
+            fprintf(stderr, "gpuscan: error: %s\n", err);
             code = CLI_EXIT_FAIL;
         }
         if (rep.verified && rep.wrong) {
@@ -72,42 +74,138 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
     return code;
 }
 
+/* ---- the commands ------------------------------------------------------------ */
+
+static int reduce_main(int argc, char **argv);
+static int scan_main(int argc, char **argv);
+static int info_main(int argc, char **argv);
+
+/* `gpuscan NAME ARGS...` calls main(argc - 1, argv + 1) after MPI_Init, so
+ * that argv[0] is NAME; it returns the exit status, the same on every rank. */
+typedef struct cli_subcommand {
+    const char *name;
+    const char *synopsis;   /* its arguments, for the usage line */
+    const char *summary;    /* what it does, in one line */
+    int (*main)(int argc, char **argv);
+} cli_subcommand;
+
+static const cli_subcommand commands[] = {
+    {"reduce", "(-i FILE | -g N) [-t TYPE] [-o OP] [options]",
+     "the sum, product, min or max of the whole array", reduce_main},
+    {"scan", "(-i FILE | -g N) -O OUT [-t TYPE] [-o OP] [--exclusive] [options]",
+     "the running sums, products, minima or maxima of the array, written to OUT", scan_main},
+    {"info", "", "the ranks, their hosts and GPUs, and the build", info_main},
+    {"bench", "[options]", "reduce and scan timed over a sweep of sizes (gpuscan bench --help)",
+     cli_bench_main},
+    {"ladder", "[options]", "the CUDA kernel variants side by side on one GPU (gpuscan ladder --help)",
+     cli_ladder_main},
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static const cli_subcommand *find_command(const char *name)
+{
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0) return &commands[i];
+    return NULL;
+}
+
+/* "reduce, scan, ...": every command, for the messages that list them. */
+static const char *command_names(void)
+{
+    static char names[128];
+    size_t used = 0;
+    for (int i = 0; i < N_COMMANDS && used < sizeof names; i++)
+        used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "", commands[i].name);
+    return names;
+}
+
+static void print_usage(FILE *out)
+{
+    int width = 0;
+    for (int i = 0; i < N_COMMANDS; i++) {
+        int len = (int)strlen(commands[i].name);
+        if (len > width) width = len;
+    }
+    for (int i = 0; i < N_COMMANDS; i++) {
+        const char *lead = i ? "      " : "usage:";
+        if (*commands[i].synopsis)
+            fprintf(out, "%s gpuscan %-*s %s\n", lead, width, commands[i].name, commands[i].synopsis);
+        else
+            fprintf(out, "%s gpuscan %s\n", lead, commands[i].name);
+    }
+    fputs("       gpuscan --help | --version\n"
+          "\n"
+          "Global reductions and prefix scans over an array split across MPI ranks,\n"
+          "each rank on one GPU (or on the CPU backend). Run under mpirun or srun.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (int i = 0; i < N_COMMANDS; i++) fprintf(out, "  %-*s  %s\n", width, commands[i].name, commands[i].summary);
+    fputc('\n', out);
+    cli_print_options(out);
+}
+
+/* A usage error: the message and where to look, from rank 0. */
+static int usage_failure(int rank, const char *message, int code)
+{
+    fail(rank, message, code);
+    if (rank == 0) fputs("(gpuscan --help lists the options)\n", stderr);
+    return code;
+}
+
+/* reduce, scan, info, and gpuscan with no command (CLI_NONE: --help, --version). */
+static int run_main(int argc, char **argv, cli_command command)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    cli_args args;
+    char err[256];
+    int code = cli_parse(argc, argv, command, &args, err, sizeof err);
+    if (code == CLI_EXIT_OK && args.command == CLI_NONE) {
+        snprintf(err, sizeof err, "no command given (%s; --help)", command_names());
+        code = CLI_EXIT_USAGE;
+    }
+    if (code != CLI_EXIT_OK) return usage_failure(rank, err, code);
+    if (args.command == CLI_HELP) {
+        if (rank == 0) print_usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (args.command == CLI_VERSION) {
+        if (rank == 0) printf("%s\n", gs_build_info());
+        return CLI_EXIT_OK;
+    }
+    gs_context *ctx = NULL;
+    code = cli_create_context(&args.cfg, rank, &ctx);
+    if (code == CLI_EXIT_OK) code = run_command(ctx, &args, rank, size);
+    gs_context_destroy(ctx);
+    return code;
+}
+
+static int reduce_main(int argc, char **argv) { return run_main(argc, argv, CLI_REDUCE); }
+static int scan_main(int argc, char **argv) { return run_main(argc, argv, CLI_SCAN); }
+static int info_main(int argc, char **argv) { return run_main(argc, argv, CLI_INFO); }
+
 int main(int argc, char **argv)
 {
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
         fprintf(stderr, "gpuscan: error: MPI_Init failed\n");
         return CLI_EXIT_FAIL;
     }
-    int rank = 0, size = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-
-    cli_args args;
-    char err[256];
     int code;
-    if (argc > 1 && strcmp(argv[1], "bench") == 0) {
-        code = cli_bench_main(argc - 1, argv + 1);
-        MPI_Finalize();
-        return code;
-    }
-    if (argc > 1 && strcmp(argv[1], "ladder") == 0) {
-        code = cli_ladder_main(argc - 1, argv + 1);
-        MPI_Finalize();
-        return code;
-    }
-    code = cli_parse(argc, argv, &args, err, sizeof err);
-    if (code != CLI_EXIT_OK) {
-        fail(rank, err, code);
-        if (rank == 0) fputs("(gpuscan --help lists the options)\n", stderr);
-    } else if (args.command == CLI_HELP) {
-        if (rank == 0) cli_print_usage(stdout);
-    } else if (args.command == CLI_VERSION) {
-        if (rank == 0) printf("%s\n", gs_build_info());
+    if (argc > 1 && argv[1][0] != '-') {
+        const cli_subcommand *command = find_command(argv[1]);
+        if (command) {
+            code = command->main(argc - 1, argv + 1);
+        } else {
+            int rank = 0;
+            MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+            char err[256];
+            snprintf(err, sizeof err, "unknown command '%s' (%s)", argv[1], command_names());
+            code = usage_failure(rank, err, CLI_EXIT_USAGE);
+        }
     } else {
-        gs_context *ctx = NULL;
-        code = cli_create_context(&args.cfg, rank, &ctx);
-        if (code == CLI_EXIT_OK) code = run_command(ctx, &args, rank, size);
-        gs_context_destroy(ctx);
+        code = run_main(argc, argv, CLI_NONE);   /* options only: --help, --version, or an error */
     }
     MPI_Finalize();
     return code;

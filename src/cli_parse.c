@@ -1,4 +1,5 @@
-/* cli_parse.c - options of the gpuscan command line. */
+/* cli_parse.c - the options of reduce, scan and info, and the parsers every
+ * command shares (counts, --algo, usage errors). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -7,19 +8,9 @@
 
 #include "cli.h"
 
-void cli_print_usage(FILE *out)
+void cli_print_options(FILE *out)
 {
     fputs(
-"usage: gpuscan reduce (-i FILE | -g N) [-t TYPE] [-o OP] [options]\n"
-"       gpuscan scan   (-i FILE | -g N) -O OUT [-t TYPE] [-o OP] [--exclusive] [options]\n"
-"       gpuscan info\n"
-"       gpuscan bench [options]     (gpuscan bench --help)\n"
-"       gpuscan ladder [options]    (gpuscan ladder --help)\n"
-"       gpuscan --help | --version\n"
-"\n"
-"Global reductions and prefix scans over an array split across MPI ranks,\n"
-"each rank on one GPU (or on the CPU backend). Run under mpirun or srun.\n"
-"\n"
 "input:\n"
 "  -i, --input FILE     .npy (v1-3, little-endian i4 i8 u4 u8 f4 f8) or raw binary (needs -t)\n"
 "  -g, --generate N     N generated elements, a function of (seed, index)\n"
@@ -91,7 +82,7 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo)
     return gs_algo_from_name(name, algo) == GS_OK && gs_algo_serves(*algo, scan) ? 0 : -1;
 }
 
-int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
+int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err, size_t errlen)
 {
     enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_DEPTH, OPT_STREAM,
            OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO, OPT_MEM_CAP };
@@ -116,18 +107,10 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
     a->op = GS_SUM;
     a->kind = GS_INCLUSIVE;
 
-    int first = 1;
-    if (argc > 1 && argv[1][0] != '-') {
-        const char *cmd = argv[1];
-        if (strcmp(cmd, "reduce") == 0) a->command = CLI_REDUCE;
-        else if (strcmp(cmd, "scan") == 0) a->command = CLI_SCAN;
-        else if (strcmp(cmd, "info") == 0) a->command = CLI_INFO;
-        else return cli_usage_error(err, errlen, "unknown command '%s' (reduce, scan, info)", cmd);
-        first = 2;
-    }
+    a->command = command;
     int has_gen = 0;
     const char *algo_name = NULL;
-    optind = first;
+    optind = 1;   /* argv[0] is the command, or the program when none was named */
     opterr = 0;
     int c;
     int64_t count;
@@ -199,7 +182,7 @@ int cli_parse(int argc, char **argv, cli_args *a, char *err, size_t errlen)
         }
     }
     if (optind < argc) return cli_usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
-    if (a->command == CLI_NONE) return cli_usage_error(err, errlen, "%s", "no command given (reduce, scan, info; --help)");
+    if (a->command == CLI_NONE) return CLI_EXIT_OK;   /* cli_main.c says which commands there are */
     if (a->command == CLI_INFO) return algo_name ? cli_usage_error(err, errlen, "%s", "--algo is for reduce and scan") : CLI_EXIT_OK;
     if (algo_name) {
         const int scan = a->command == CLI_SCAN;

@@ -1,10 +1,8 @@
-/* cli_report.c - what rank 0 prints: the human summary, JSON, `info`. */
-#include <errno.h>
+/* cli_report.c - what reduce, scan and info print on rank 0: the human
+ * summary, the JSON report, the ranks of `info`. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -98,12 +96,9 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
             (unsigned long long)rep->bytes, compute_gbps(rep));
     if (scan) {
         format_value(value, sizeof value, &rep->last, 1);
-        fprintf(f, ", \"exclusive\": %s, \"output\": \"", a->kind == GS_EXCLUSIVE ? "true" : "false");
-        for (const char *c = a->out_path; *c; c++) {   /* JSON string escapes */
-            if (*c == '"' || *c == '\\') fputc('\\', f);
-            if ((unsigned char)*c < 0x20) fprintf(f, "\\u%04x", *c); else fputc(*c, f);
-        }
-        fprintf(f, "\", \"output_type\": \"%s\", \"last\": %s", gs_type_name(rep->out_type),
+        fprintf(f, ", \"exclusive\": %s, \"output\": ", a->kind == GS_EXCLUSIVE ? "true" : "false");
+        cli_json_string(f, a->out_path);
+        fprintf(f, ", \"output_type\": \"%s\", \"last\": %s", gs_type_name(rep->out_type),
                 rep->n ? value : "null");
     } else {
         format_value(value, sizeof value, result, 1);
@@ -119,34 +114,16 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
         fprintf(f, "%s\"%s\": {\"min\": %.9g, \"avg\": %.9g, \"max\": %.9g}", p ? ", " : "",
                 gs_phase_name((gs_phase)p), rep->phase_min[p], rep->phase_avg[p], rep->phase_max[p]);
     fprintf(f, "}, \"devices\": [");
-    for (int i = 0; i < rep->ranks; i++)
-        fprintf(f, "%s{\"rank\": %d, \"host\": \"%s\", \"device\": %d, \"name\": \"%s\", \"pci_bus_id\": \"%s\"}",
-                i ? ", " : "", i, ranks[i].host, ranks[i].device,
-                ranks[i].device < 0 ? "cpu" : ranks[i].device_name, ranks[i].pci_bus_id);
+    for (int i = 0; i < rep->ranks; i++) {
+        fprintf(f, "%s{\"rank\": %d, \"host\": ", i ? ", " : "", i);
+        cli_json_string(f, ranks[i].host);
+        fprintf(f, ", \"device\": %d, \"name\": ", ranks[i].device);
+        cli_json_string(f, ranks[i].device < 0 ? "cpu" : ranks[i].device_name);
+        fputs(", \"pci_bus_id\": ", f);
+        cli_json_string(f, ranks[i].pci_bus_id);
+        fputc('}', f);
+    }
     fprintf(f, "]}\n");
-}
-
-int cli_write_atomically(const char *path, void (*write)(FILE *f, const void *data), const void *data)
-{
-    size_t len = strlen(path) + 32;
-    char *tmp = malloc(len);
-    if (!tmp) return -1;
-    snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    int ok = f != NULL;
-    if (ok) {
-        write(f, data);
-        ok = !ferror(f);
-        ok = (fclose(f) == 0) && ok;
-    }
-    if (ok) ok = rename(tmp, path) == 0;
-    if (!ok) {
-        int saved = errno;
-        remove(tmp);
-        errno = saved;
-    }
-    free(tmp);
-    return ok ? 0 : -1;
 }
 
 struct json_job { const cli_args *a; const gs_report *rep; const gs_value *result; const gs_rank_info *ranks; };
@@ -158,14 +135,10 @@ static void write_json_job(FILE *f, const void *data)
 }
 
 int cli_write_json(const cli_args *a, const gs_report *rep, const gs_value *result,
-                   const gs_rank_info *ranks)
+                   const gs_rank_info *ranks, char *err, size_t errlen)
 {
     const struct json_job job = {a, rep, result, ranks};
-    if (strcmp(a->json_path, "-") == 0) {
-        write_json_job(stdout, &job);
-        return fflush(stdout) == 0 ? 0 : -1;
-    }
-    return cli_write_atomically(a->json_path, write_json_job, &job);
+    return cli_write_report(a->json_path, "JSON", write_json_job, &job, err, errlen);
 }
 
 void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend)

@@ -16,7 +16,8 @@ for np in 0 1; do
     [ "$np" -eq 0 ] || where="on 1 rank"
     if expect_ok "--help $where" "$np" --help; then
         for usage in 'reduce .*-i FILE.*-g N' 'scan .*-O OUT' 'info' '--json' '--exclusive' \
-            '--backend' '--verify' '--seed'; do
+            '--backend' '--verify' '--seed' 'gpuscan bench .*\[options\]' 'gpuscan ladder .*\[options\]' \
+            '^  bench .*bench --help' '^  ladder .*ladder --help'; do
             gs_check "--help $where mentions '$usage'" grep -q -e "$usage" "$gs_tmp/stdout"
         done
     fi

@@ -112,8 +112,8 @@ bad_input "shape of 8 TB in an 8-byte file" 1 'huge\.npy' 'size|shape|bytes|trun
     -i "$in/huge.npy"
 
 # ---- usage ----------------------------------------------------------------------------
-bad "no command" 2 'command' --
-bad "unknown command" 2 'frobble' -- frobble -g 10
+bad "no command" 2 'command' 'reduce, scan, info, bench, ladder' --
+bad "unknown command" 2 'frobble' 'reduce, scan, info, bench, ladder' -- frobble -g 10
 bad "unknown option" 2 'frobnicate' -- reduce -g 10 --frobnicate
 bad "option without its value" 2 '-t' -- reduce -g 10 -t
 bad "no input" 2 '-i|-g|input' -- reduce -o sum
