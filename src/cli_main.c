@@ -2,11 +2,33 @@
  * the usage and names them in errors; and reduce, scan and info themselves:
  * parse, create a context, run one command, report. Every rank runs the same
  * steps; rank 0 prints; all ranks exit alike. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "gs_mpi.h"
+
+/* Ctrl-C, `kill`, SLURM's time limit (mpirun passes SIGINT and SIGTERM on to
+ * every rank): remove the temporary of the output being written, then end
+ * as the signal would have, so no half-written file stays behind. */
+static void on_termination(int sig)
+{
+    gs_mpiio_discard_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void catch_termination(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_termination;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
 
 static int fail(int rank, const char *message, int code)
 {
@@ -192,6 +214,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "gpuscan: error: MPI_Init failed\n");
         return CLI_EXIT_FAIL;
     }
+    catch_termination();
     int code;
     if (argc > 1 && argv[1][0] != '-') {
         const cli_subcommand *command = find_command(argv[1]);
