@@ -5,7 +5,9 @@
  *
  * Nothing here waits for the GPU except gs_cuda_event_sync.
  */
-#include "gs_cuda_kernels.cuh"
+#include <stdlib.h>
+
+#include "gs_cuda_handle.cuh"
 
 struct gs_cuda_event {
     cudaEvent_t event;
