@@ -90,8 +90,6 @@ void gs_cuda_event_destroy(gs_cuda *g, gs_cuda_event *ev);
 gs_status gs_cuda_event_record(gs_cuda *g, gs_cuda_event *ev, int stream);
 gs_status gs_cuda_stream_wait_event(gs_cuda *g, int waiter, gs_cuda_event *ev);
 gs_status gs_cuda_event_sync(gs_cuda *g, gs_cuda_event *ev);
-/* 1 when the work before the event is done, 0 when not yet. */
-int gs_cuda_event_done(gs_cuda *g, gs_cuda_event *ev);
 /* Seconds between two completed events. */
 gs_status gs_cuda_event_elapsed(gs_cuda *g, gs_cuda_event *start, gs_cuda_event *end, double *seconds);
 

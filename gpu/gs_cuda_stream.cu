@@ -98,16 +98,6 @@ gs_status gs_cuda_event_sync(gs_cuda *g, gs_cuda_event *ev)
     return GS_OK;
 }
 
-int gs_cuda_event_done(gs_cuda *g, gs_cuda_event *ev)
-{
-    const cudaError_t err = cudaEventQuery(ev->event);
-    if (err == cudaErrorNotReady) return 0;
-    /* a failure reads as "done", so that the caller's gs_cuda_event_sync
-     * reports it instead of the caller polling forever */
-    if (err != cudaSuccess) gs_cuda_fail(g, err, "querying an event");
-    return 1;
-}
-
 gs_status gs_cuda_event_elapsed(gs_cuda *g, gs_cuda_event *start, gs_cuda_event *end,
                                 double *seconds)
 {
