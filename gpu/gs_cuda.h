@@ -90,8 +90,6 @@ void gs_cuda_event_destroy(gs_cuda *g, gs_cuda_event *ev);
 gs_status gs_cuda_event_record(gs_cuda *g, gs_cuda_event *ev, int stream);
 gs_status gs_cuda_stream_wait_event(gs_cuda *g, int waiter, gs_cuda_event *ev);
 gs_status gs_cuda_event_sync(gs_cuda *g, gs_cuda_event *ev);
-/* 1 when the work before the event is done, 0 when not yet. */
-int gs_cuda_event_done(gs_cuda *g, gs_cuda_event *ev);
 /* Seconds between two completed events. */
 gs_status gs_cuda_event_elapsed(gs_cuda *g, gs_cuda_event *start, gs_cuda_event *end, double *seconds);
 
@@ -123,12 +121,12 @@ gs_status gs_cuda_ladder_reduce(gs_cuda *g, gs_algo algo, gs_type type, gs_op op
 gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op,
                               gs_scan_kind kind, const void *d_in, void *d_out, int64_t n,
                               gs_acc *d_carry, uint32_t *d_overflow, void *work, size_t work_bytes);
-/* Fill d[0..bytes) with `byte` on the compute stream. */
+/* Fill d[0..bytes) with `byte` on the compute stream (gs_cuda_device.cu). */
 gs_status gs_cuda_fill(gs_cuda *g, void *d, int byte, size_t bytes);
 /* Milliseconds of each of `iters` runs of run(arg) (work it queues on the
  * compute stream), timed with CUDA events, after untimed runs: at least
  * `warmup`, and more until they took `warmup_ms` on the GPU. Waits for the
- * last. A failing run stops the timing with its status. */
+ * last. A failing run stops the timing with its status (gs_cuda_timing.cu). */
 gs_status gs_cuda_time_runs(gs_cuda *g, gs_status (*run)(void *arg), void *arg, int warmup,
                             double warmup_ms, int iters, float *ms);
 

@@ -3,10 +3,12 @@
  * CUDA events: what the runtime's own copy engine and copy kernels reach is
  * the ceiling that gpuscan's kernels are held against.
  */
+#include <string.h>
+
 #include <algorithm>
 
 #include "gs_cuda_ceiling.h"
-#include "gs_cuda_kernels.cuh"
+#include "gs_cuda_handle.cuh"
 
 /* The buffers and events of one measurement; whatever exists is released
  * however the measurement ends. A duplex measurement has a second copy

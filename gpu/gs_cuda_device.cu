@@ -1,6 +1,6 @@
 /*
  * gs_cuda_device.cu - the CUDA backend's handle: device binding, the stream,
- * memory, copies, scratch buffers, errors, and the generator.
+ * memory, copies and fills, scratch buffers, errors, and the generator.
  *
  * Nothing here aborts: every CUDA call is checked, its message lands in the
  * handle ("cudaMalloc of 4096 bytes: out of memory") and a gs_status goes
@@ -9,8 +9,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "gs_cuda_kernels.cuh"
+#include "gs_cuda_generate.cuh"
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_traits.cuh"
 
 /* Threads per block of the generator. */
 #define GS_GENERATE_BLOCK 256
@@ -282,6 +285,14 @@ gs_status gs_cuda_copy_h2d(gs_cuda *g, void *dst, const void *src, size_t bytes)
 gs_status gs_cuda_copy_d2h(gs_cuda *g, void *dst, const void *src, size_t bytes)
 {
     return copy(g, dst, src, bytes, cudaMemcpyDeviceToHost, "device-to-host");
+}
+
+gs_status gs_cuda_fill(gs_cuda *g, void *d, int byte, size_t bytes)
+{
+    if (bytes == 0) return GS_OK;
+    GS_CUDA_PASS(gs_cuda_enter(g));
+    GS_CUDA_CHECK(g, cudaMemsetAsync(d, byte, bytes, g->stream), "filling %zu bytes", bytes);
+    return GS_OK;
 }
 
 gs_status gs_cuda_generate(gs_cuda *g, gs_type type, uint64_t seed, int64_t start, int64_t n,

@@ -19,7 +19,15 @@
  * where it happens, as in the default; the carry out is formed once the
  * add-back is done.
  */
-#include "gs_cuda_kernels.cuh"
+#include <stdint.h>
+#include <type_traits>
+
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_internal.cuh"
+#include "gs_cuda_launch.cuh"
+#include "gs_cuda_scan_agent.cuh"
+#include "gs_cuda_traits.cuh"
+#include "gs_cuda_warp.cuh"
 
 /* Threads per block of every ladder kernel, and what one block covers. */
 #define GS_LADDER_BLOCK 256
@@ -567,48 +575,4 @@ gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op, 
             return ladder_hierarchical<Tr, decltype(step)::value>(g, kind, d_in, d_out, n, io, work, work_bytes);
         });
     });
-}
-
-gs_status gs_cuda_fill(gs_cuda *g, void *d, int byte, size_t bytes)
-{
-    if (bytes == 0) return GS_OK;
-    GS_CUDA_PASS(gs_cuda_enter(g));
-    GS_CUDA_CHECK(g, cudaMemsetAsync(d, byte, bytes, g->stream), "filling %zu bytes", bytes);
-    return GS_OK;
-}
-
-gs_status gs_cuda_time_runs(gs_cuda *g, gs_status (*run)(void *arg), void *arg, int warmup,
-                            double warmup_ms, int iters, float *ms)
-{
-    GS_CUDA_PASS(gs_cuda_enter(g));
-    cudaEvent_t start = NULL, stop = NULL;
-    gs_status st = GS_OK;
-    cudaError_t err = cudaEventCreate(&start);
-    if (err == cudaSuccess) err = cudaEventCreate(&stop);
-    if (err == cudaSuccess) err = cudaEventRecord(start, g->stream);
-    if (err != cudaSuccess) st = gs_cuda_fail(g, err, "creating a CUDA event");
-    float warm = 0;
-    for (int i = 0; st == GS_OK && (i < warmup || warm < warmup_ms); i++) {
-        st = run(arg);
-        if (st != GS_OK || (i + 1 < warmup && warmup_ms <= 0)) continue;
-        err = cudaEventRecord(stop, g->stream);
-        if (err == cudaSuccess) err = cudaEventSynchronize(stop);
-        if (err == cudaSuccess) err = cudaEventElapsedTime(&warm, start, stop);
-        if (err != cudaSuccess) st = gs_cuda_fail(g, err, "timing warm-up run %d", i);
-    }
-    for (int i = 0; i < iters && st == GS_OK; i++) {
-        err = cudaEventRecord(start, g->stream);
-        if (err == cudaSuccess && (st = run(arg)) != GS_OK) break;
-        if (err == cudaSuccess) err = cudaEventRecord(stop, g->stream);
-        if (err == cudaSuccess) err = cudaEventSynchronize(stop);
-        if (err == cudaSuccess) err = cudaEventElapsedTime(&ms[i], start, stop);
-        if (err != cudaSuccess) st = gs_cuda_fail(g, err, "timing run %d", i);
-    }
-    if (st == GS_OK && iters <= 0) {
-        err = cudaStreamSynchronize(g->stream);
-        if (err != cudaSuccess) st = gs_cuda_fail(g, err, "waiting for the GPU");
-    }
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-    return st;
 }

@@ -16,7 +16,9 @@
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
-#include "gs_cuda_kernels.cuh"
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_internal.cuh"
+#include "gs_cuda_traits.cuh"
 
 /* gpuscan's op on accumulators of type A, as CUB calls it. */
 template <gs_op OP, class A> struct gs_cub_op {

@@ -8,7 +8,10 @@
  * what is there; gs_cuda_reduce runs the same launch into the handle's
  * scalars and copies the partial back.
  */
-#include "gs_cuda_kernels.cuh"
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_internal.cuh"
+#include "gs_cuda_launch.cuh"
+#include "gs_cuda_traits.cuh"
 
 static gs_status reduce_dispatch(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
                                  gs_acc *result, bool accumulate)

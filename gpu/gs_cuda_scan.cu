@@ -11,7 +11,11 @@
  * through one carry with no host synchronisation; gs_cuda_scan runs the
  * same launch with the carry passed by value and fetches the results.
  */
-#include "gs_cuda_kernels.cuh"
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_internal.cuh"
+#include "gs_cuda_launch.cuh"
+#include "gs_cuda_scan_agent.cuh"
+#include "gs_cuda_traits.cuh"
 
 /* Queue the scan of d_in[0..n), n > 0, on the compute stream. */
 template <class Tr, class Shape>

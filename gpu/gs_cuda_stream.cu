@@ -5,7 +5,9 @@
  *
  * Nothing here waits for the GPU except gs_cuda_event_sync.
  */
-#include "gs_cuda_kernels.cuh"
+#include <stdlib.h>
+
+#include "gs_cuda_handle.cuh"
 
 struct gs_cuda_event {
     cudaEvent_t event;
@@ -94,16 +96,6 @@ gs_status gs_cuda_event_sync(gs_cuda *g, gs_cuda_event *ev)
     /* an asynchronous failure of any work before the event surfaces here */
     GS_CUDA_CHECK(g, cudaEventSynchronize(ev->event), "waiting for the GPU");
     return GS_OK;
-}
-
-int gs_cuda_event_done(gs_cuda *g, gs_cuda_event *ev)
-{
-    const cudaError_t err = cudaEventQuery(ev->event);
-    if (err == cudaErrorNotReady) return 0;
-    /* a failure reads as "done", so that the caller's gs_cuda_event_sync
-     * reports it instead of the caller polling forever */
-    if (err != cudaSuccess) gs_cuda_fail(g, err, "querying an event");
-    return 1;
 }
 
 gs_status gs_cuda_event_elapsed(gs_cuda *g, gs_cuda_event *start, gs_cuda_event *end,

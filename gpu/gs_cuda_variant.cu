@@ -10,7 +10,9 @@
  * in; a scan's carry is put where its variant reads it; the scratch belongs
  * to the handle and only grows.
  */
-#include "gs_cuda_kernels.cuh"
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_internal.cuh"
+#include "gs_cuda_traits.cuh"
 
 /* Scratch slots ahead of a variant's own scratch, each one gs_acc, kept
  * 256 bytes apart as cudaMalloc aligns. */

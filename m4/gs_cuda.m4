@@ -5,7 +5,12 @@
 #                     when CUDA was asked for explicitly
 # --without-cuda      build the CPU-only tool
 # --with-cuda-arch=LIST  comma-separated sm_XY targets; machine code for each
-#                     and PTX for the newest, so newer GPUs JIT-compile it
+#                     and PTX for the newest (numerically, whatever the order;
+#                     without an a/f suffix, which PTX would not carry forward),
+#                     so newer GPUs JIT-compile it
+# nvcc then compiles a small kernel with those targets and NVCCFLAGS (C++17,
+# the device features the kernels use); where it fails, CUDA is an error when
+# asked for explicitly, else left out with a warning in the summary.
 # Sets HAVE_CUDA (define and conditional), NVCC, NVCC_GENCODE, CUDA_CPPFLAGS,
 # CUDA_LDFLAGS, CUDA_LIBS; honours NVCCFLAGS.
 AC_DEFUN([GS_CHECK_CUDA], [
@@ -51,25 +56,66 @@ AC_DEFUN([GS_CHECK_CUDA], [
   fi
   NVCC_GENCODE=
   GS_CUDA_ARCHS=
+  gs_cuda_why=
   if test "x$gs_cuda_ok" = xyes; then
-    gs_last=
+    dnl machine code for every target; PTX for the highest number (90 < 100),
+    dnl not the last listed
+    gs_ptx=
     for a in `echo "$with_cuda_arch" | tr ',' ' '`; do
       n=`echo "$a" | sed 's/^sm_//; s/^compute_//'`
-      AS_CASE([$n], [*[[!0-9a-z]]*|""], [AC_MSG_ERROR([bad --with-cuda-arch entry: $a])])
+      AS_CASE([$n], [[[0-9]]*], [], [AC_MSG_ERROR([bad --with-cuda-arch entry: $a])])
+      AS_CASE([$n], [*[[!0-9a-z]]*], [AC_MSG_ERROR([bad --with-cuda-arch entry: $a])])
       NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$n,code=sm_$n"
       GS_CUDA_ARCHS="$GS_CUDA_ARCHS sm_$n"
-      gs_last=$n
+      v=`echo "$n" | sed 's/[[^0-9]].*//'`
+      AS_IF([test -z "$gs_ptx" || test "$v" -gt "$gs_ptx"], [gs_ptx=$v])
     done
-    NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$gs_last,code=compute_$gs_last"
-    GS_CUDA_ARCHS="$GS_CUDA_ARCHS +PTX compute_$gs_last"
+    AS_IF([test -z "$gs_ptx"], [AC_MSG_ERROR([--with-cuda-arch names no target])])
+    NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$gs_ptx,code=compute_$gs_ptx"
+    GS_CUDA_ARCHS="$GS_CUDA_ARCHS +PTX compute_$gs_ptx"
+
+    dnl what the kernels need of nvcc: C++17, __int128 and inline PTX in
+    dnl device code, warp shuffles, __nanosleep (sm_70 and later)
+    AC_MSG_CHECKING([whether $NVCC compiles for$GS_CUDA_ARCHS])
+    cat > conftest.cu <<_GS_EOF
+#include <cuda_runtime.h>
+#include <type_traits>
+template <class T> __global__ void gs_conftest(T *p, unsigned long long *q)
+{
+    unsigned __int128 w = (unsigned __int128)*(p + threadIdx.x) << 64;
+    if constexpr (std::is_same_v<T, long long>) w += __shfl_xor_sync(0xffffffffu, (int)*p, 1);
+    unsigned long long s;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [[%1]];" : "=l"(s) : "l"(q) : "memory");
+    __nanosleep(32);
+    *p = (T)(w >> 64) + (T)s;
+}
+template __global__ void gs_conftest<long long>(long long *, unsigned long long *);
+_GS_EOF
+    gs_cuda_cmd="$NVCC $NVCC_GENCODE -std=c++17 $NVCCFLAGS -c conftest.cu -o conftest.$OBJEXT"
+    echo "$as_me:$LINENO: $gs_cuda_cmd" >&AS_MESSAGE_LOG_FD
+    AS_IF([$gs_cuda_cmd >&AS_MESSAGE_LOG_FD 2>&1 && test -s conftest.$OBJEXT],
+      [AC_MSG_RESULT([yes])],
+      [AC_MSG_RESULT([no])
+       echo "$as_me: failed program was:" >&AS_MESSAGE_LOG_FD
+       sed 's/^/| /' conftest.cu >&AS_MESSAGE_LOG_FD
+       gs_cuda_why="$NVCC could not compile a test kernel for$GS_CUDA_ARCHS${NVCCFLAGS:+ with NVCCFLAGS=$NVCCFLAGS} (see config.log)"
+       AS_IF([test "x$with_cuda" != xcheck],
+         [AC_MSG_ERROR([--with-cuda was given but $gs_cuda_why; choose targets with --with-cuda-arch, or build without CUDA (--without-cuda)])])
+       AC_MSG_WARN([building without CUDA: $gs_cuda_why])
+       gs_cuda_ok=no])
+    rm -f conftest.cu conftest.$OBJEXT
+  fi
+  if test "x$gs_cuda_ok" = xyes; then
     GS_CUDA_VERSION=`$NVCC --version | sed -n 's/.*release \([[0-9.]]*\).*/\1/p'`
     AC_DEFINE([HAVE_CUDA], [1], [Define to 1 to build the CUDA backend.])
     AC_DEFINE_UNQUOTED([GS_CUDA_ARCHS], ["$GS_CUDA_ARCHS"], [GPU targets built.])
     AC_DEFINE_UNQUOTED([GS_CUDA_VERSION], ["$GS_CUDA_VERSION"], [CUDA toolkit version built with.])
     GS_CUDA_SUMMARY="yes, CUDA $GS_CUDA_VERSION in $gs_cuda_dir, targets$GS_CUDA_ARCHS"
   else
-    CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=
+    CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=; NVCC_GENCODE=
     GS_CUDA_SUMMARY="no (CPU backend only)"
+    AS_IF([test -n "$gs_cuda_why"],
+      [GS_CUDA_SUMMARY="no (CPU backend only) -- WARNING: $gs_cuda_why"])
   fi
   AM_CONDITIONAL([HAVE_CUDA], [test "x$gs_cuda_ok" = xyes])
   AC_SUBST([NVCC_GENCODE])
