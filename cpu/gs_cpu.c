@@ -2,11 +2,14 @@
  * gs_cpu.c - the CPU backend: reductions, scans and the generator on host
  * memory, in parallel with OpenMP when the build has it.
  *
- * One loop template serves every (type, op). GS_CPU_TYPES lists each type
- * with the C types that its rules in gs_rules.h call for, GS_CPU_OPS expands
- * a type into its four ops, and GS_CPU_KERNELS instantiates the kernels of
- * one (type, op) from the element-wise step of its op. The entry points pick
+ * The kernels are written once, as plain C in templates that are included
+ * once per instance: gs_cpu_type.inc per type of GS_TYPE_LIST (below), which
+ * includes gs_cpu_kernels.inc per op, which includes gs_cpu_fold.inc for its
+ * two folds. Each inclusion defines real functions (reduce_i32_sum,
+ * scan_f64_max, ...) whose lines a debugger steps; their C types follow
+ * from the kinds of gs_rules.h through gs_cpu_rules.h. The entry points pick
  * the instance from a table once per call; no loop switches per element.
+ * This file keeps the rest: the thread team, the split, the OpenMP parts.
  *
  * Reductions: each thread folds its block into GS_CPU_LANES independent
  * accumulators (which the compiler can vectorise without reassociating
@@ -32,6 +35,7 @@
 #include <string.h>
 
 #include "gs_cpu.h"
+#include "gs_cpu_rules.h"
 #include "gs_gen.h"
 
 #define GS_CPU_STRINGIFY(x) #x
@@ -63,152 +67,40 @@
 #define GS_CPU_OMP(directive)
 #endif
 
-/* The element-wise steps. MIN and MAX are gs_fmin and gs_fmax written for
- * any arithmetic type (NaN propagates; for integers `a != a` is false and
- * compiles away). */
-#define GS_CPU_ADD(a, b) ((a) + (b))
-#define GS_CPU_MUL(a, b) ((a) * (b))
-#define GS_CPU_MIN(a, b) (((a) != (a) || (a) < (b)) ? (a) : (b))
-#define GS_CPU_MAX(a, b) (((a) != (a) || (a) > (b)) ? (a) : (b))
+/* The element-wise step of each op, on any arithmetic type. min and max are
+ * gs_fmin and gs_fmax written for any type (NaN propagates; for integers
+ * `a != a` is false and compiles away). */
+#define GS_CPU_STEP_sum(a, b) ((a) + (b))
+#define GS_CPU_STEP_prod(a, b) ((a) * (b))
+#define GS_CPU_STEP_min(a, b) (((a) != (a) || (a) < (b)) ? (a) : (b))
+#define GS_CPU_STEP_max(a, b) (((a) != (a) || (a) > (b)) ? (a) : (b))
 
-/* Overflow of one prefix-sum step s = a + b, all three uint64_t. */
-#define GS_CPU_OVF_SIGNED(a, b, s) gs_add_i64_overflows((int64_t)(a), (int64_t)(b), (int64_t)(s))
-#define GS_CPU_OVF_UNSIGNED(a, b, s) gs_add_u64_overflows((a), (s))
-#define GS_CPU_OVF_NONE(a, b, s) 0
+/* ---- the kernels: generate_T, and reduce_T_O, total_T_O, scan_T_O and
+ * strands_T_O for each op O, for each type T ---------------------------------- */
 
-/*
- * The types and the C types of their rules (gs_rules.h):
- *   OUT   element of sum and prod scans (gs_scan_output_type)
- *   WIDE  the carry of sum and prod scans and the accumulator of products,
- *         as gs_acc member WM: integers wrap in uint64_t, floats use fp64
- *   SUML  lane of sum reductions, as member SM: exact for integers (64-bit
- *         lanes for 32-bit types within GS_CPU_FOLD_BLOCK, else 128-bit)
- *   MM    gs_acc member of min and max, which run on the element type itself
- *         (exact, so the same as in fp64 for floats)
- *   OVF   the overflow check of a prefix-sum step
- */
-/*    sfx  enum    T         OUT       WIDE      WM SUML      SM MM OVF */
-#define GS_CPU_TYPES(X)                                                                 \
-    X(i32, GS_I32, int32_t,  int64_t,  uint64_t, u, int64_t,  s, i, GS_CPU_OVF_SIGNED)   \
-    X(i64, GS_I64, int64_t,  int64_t,  uint64_t, u, gs_i128,  s, i, GS_CPU_OVF_SIGNED)   \
-    X(u32, GS_U32, uint32_t, uint64_t, uint64_t, u, uint64_t, w, u, GS_CPU_OVF_UNSIGNED) \
-    X(u64, GS_U64, uint64_t, uint64_t, uint64_t, u, gs_u128,  w, u, GS_CPU_OVF_UNSIGNED) \
-    X(f32, GS_F32, float,    float,    double,   f, double,   f, f, GS_CPU_OVF_NONE)     \
-    X(f64, GS_F64, double,   double,   double,   f, double,   f, f, GS_CPU_OVF_NONE)
+#define GS_CPU_T i32
+#include "gs_cpu_type.inc"
+#undef GS_CPU_T
 
-/* The four ops of a type: reduction lanes R (member RM), scan carry P
- * (member PM), scan output O, step, overflow check. */
-#define GS_CPU_OPS(sfx, E, T, OUT, WIDE, WM, SUML, SM, MM, OVF)                               \
-    GS_CPU_KERNELS(sfx##_sum, E, GS_SUM, T, SUML, SM, WIDE, WM, OUT, GS_CPU_ADD, OVF)          \
-    GS_CPU_KERNELS(sfx##_prod, E, GS_PROD, T, WIDE, WM, WIDE, WM, OUT, GS_CPU_MUL,             \
-                   GS_CPU_OVF_NONE)                                                            \
-    GS_CPU_KERNELS(sfx##_min, E, GS_MIN, T, T, MM, T, MM, T, GS_CPU_MIN, GS_CPU_OVF_NONE)      \
-    GS_CPU_KERNELS(sfx##_max, E, GS_MAX, T, T, MM, T, MM, T, GS_CPU_MAX, GS_CPU_OVF_NONE)      \
-    GS_CPU_GENERATE(sfx, T)
+#define GS_CPU_T i64
+#include "gs_cpu_type.inc"
+#undef GS_CPU_T
 
-/*
- * fn: the fold of elements [lo, hi) of (type E, op OP) into lanes of type A,
- * returned as gs_acc member AM; lane by lane, block by block.
- */
-#define GS_CPU_FOLD(fn, E, OP, T, A, AM, STEP)                                                \
-    static gs_acc fn(const void *in, int64_t lo, int64_t hi)                                  \
-    {                                                                                         \
-        enum { lanes = GS_CPU_LANES(A) };                                                     \
-        const T *x = in;                                                                      \
-        gs_acc acc = gs_acc_identity(E, OP);                                                  \
-        const A identity = (A)acc.AM;                                                         \
-        for (int64_t first = lo; first < hi; first += GS_CPU_FOLD_BLOCK) {                    \
-            const int64_t end = hi - first > GS_CPU_FOLD_BLOCK ? first + GS_CPU_FOLD_BLOCK : hi; \
-            A lane[lanes];                                                                    \
-            for (int j = 0; j < lanes; j++) lane[j] = identity;                               \
-            int64_t i = first;                                                                \
-            for (; i + lanes <= end; i += lanes) {                                            \
-                GS_CPU_UNROLL(GS_CPU_MAX_LANES)                                               \
-                for (int j = 0; j < lanes; j++) lane[j] = STEP(lane[j], (A)x[i + j]);         \
-            }                                                                                 \
-            for (; i < end; i++) lane[0] = STEP(lane[0], (A)x[i]);                            \
-            for (int j = 1; j < lanes; j++) lane[0] = STEP(lane[0], lane[j]);                 \
-            gs_acc part;                                                                      \
-            part.w = 0;                                                                       \
-            part.AM = lane[0];                                                                \
-            acc = gs_acc_combine(E, OP, acc, part);                                           \
-        }                                                                                     \
-        return acc;                                                                           \
-    }
+#define GS_CPU_T u32
+#include "gs_cpu_type.inc"
+#undef GS_CPU_T
 
-/*
- * The kernels of one (type, op) on elements [lo, hi):
- *   reduce_NAME   the reduction partial (lanes R, exact for integer sums);
- *   total_NAME    the same fold in the scan's carry type P (integer sums
- *                 wrap: all a scan carry keeps), cheaper for 64-bit sums;
- *   scan_NAME     the serial scan from `carry`; returns the carry after hi;
- *   strands_NAME  GS_CPU_STRANDS scans at once, strand j on [lo[j], hi[j])
- *                 from carry[j]: steps interleave over the common length,
- *                 then each strand finishes alone.
- * Each element is read before its output is written, so in == out works.
- */
-#define GS_CPU_KERNELS(name, E, OP, T, R, RM, P, PM, O, STEP, OVF)                            \
-    GS_CPU_FOLD(reduce_##name, E, OP, T, R, RM, STEP)                                         \
-    GS_CPU_FOLD(total_##name, E, OP, T, P, PM, STEP)                                          \
-    static gs_acc scan_##name(const void *in, void *out, int64_t lo, int64_t hi,              \
-                              gs_acc carry, int inclusive, int *overflow)                     \
-    {                                                                                         \
-        const T *x = in;                                                                      \
-        O *y = out;                                                                           \
-        P prefix = (P)carry.PM;                                                               \
-        int overflowed = 0;                                                                   \
-        for (int64_t i = lo; i < hi; i++) {                                                   \
-            const P v = (P)x[i];                                                              \
-            const P next = STEP(prefix, v);                                                   \
-            overflowed |= OVF(prefix, v, next);                                               \
-            y[i] = (O)(inclusive ? next : prefix);                                            \
-            prefix = next;                                                                    \
-        }                                                                                     \
-        *overflow |= overflowed;                                                              \
-        gs_acc c;                                                                             \
-        c.w = 0;                                                                              \
-        c.PM = prefix;                                                                        \
-        return c;                                                                             \
-    }                                                                                         \
-    static void strands_##name(const void *in, void *out, const int64_t *lo, const int64_t *hi, \
-                               const gs_acc *carry, int inclusive, int *overflow)             \
-    {                                                                                         \
-        const T *x = in;                                                                      \
-        O *y = out;                                                                           \
-        P prefix[GS_CPU_STRANDS];                                                             \
-        int64_t common = hi[0] - lo[0];                                                       \
-        for (int j = 0; j < GS_CPU_STRANDS; j++) {                                            \
-            prefix[j] = (P)carry[j].PM;                                                       \
-            if (hi[j] - lo[j] < common) common = hi[j] - lo[j];                               \
-        }                                                                                     \
-        int overflowed = 0;                                                                   \
-        for (int64_t i = 0; i < common; i++) {                                                \
-            GS_CPU_UNROLL(GS_CPU_STRANDS)                                                     \
-            for (int j = 0; j < GS_CPU_STRANDS; j++) {                                        \
-                const P v = (P)x[lo[j] + i];                                                  \
-                const P next = STEP(prefix[j], v);                                            \
-                overflowed |= OVF(prefix[j], v, next);                                        \
-                y[lo[j] + i] = (O)(inclusive ? next : prefix[j]);                             \
-                prefix[j] = next;                                                             \
-            }                                                                                 \
-        }                                                                                     \
-        for (int j = 0; j < GS_CPU_STRANDS; j++) {                                            \
-            gs_acc c;                                                                         \
-            c.w = 0;                                                                          \
-            c.PM = prefix[j];                                                                 \
-            scan_##name(in, out, lo[j] + common, hi[j], c, inclusive, &overflowed);           \
-        }                                                                                     \
-        *overflow |= overflowed;                                                              \
-    }
+#define GS_CPU_T u64
+#include "gs_cpu_type.inc"
+#undef GS_CPU_T
 
-#define GS_CPU_GENERATE(sfx, T)                                                               \
-    static void generate_##sfx(uint64_t seed, int64_t start, void *out, int64_t lo, int64_t hi) \
-    {                                                                                         \
-        T *y = out;                                                                           \
-        for (int64_t i = lo; i < hi; i++) y[i] = gs_gen_##sfx(seed, (uint64_t)(start + i));   \
-    }
+#define GS_CPU_T f32
+#include "gs_cpu_type.inc"
+#undef GS_CPU_T
 
-GS_CPU_TYPES(GS_CPU_OPS)
+#define GS_CPU_T f64
+#include "gs_cpu_type.inc"
+#undef GS_CPU_T
 
 typedef gs_acc (*reduce_fn)(const void *in, int64_t lo, int64_t hi);
 typedef gs_acc (*scan_fn)(const void *in, void *out, int64_t lo, int64_t hi, gs_acc carry,
@@ -223,16 +115,18 @@ struct kernels {
     strands_fn strands;
 };
 
-#define GS_CPU_ENTRY(fn) {reduce_##fn, total_##fn, scan_##fn, strands_##fn}
-#define GS_CPU_KERNEL_ROW(sfx, E, ...)                                                        \
-    [E] = {[GS_SUM] = GS_CPU_ENTRY(sfx##_sum), [GS_PROD] = GS_CPU_ENTRY(sfx##_prod),          \
-           [GS_MIN] = GS_CPU_ENTRY(sfx##_min), [GS_MAX] = GS_CPU_ENTRY(sfx##_max)},
+/* The tables, by GS_TYPE_LIST: a type without its kernels does not compile. */
+#define GS_CPU_ENTRY(name, o)                                                                 \
+    {reduce_##name##_##o, total_##name##_##o, scan_##name##_##o, strands_##name##_##o}
+#define GS_CPU_KERNEL_ROW(e, name, c_type)                                                    \
+    [e] = {[GS_SUM] = GS_CPU_ENTRY(name, sum), [GS_PROD] = GS_CPU_ENTRY(name, prod),          \
+           [GS_MIN] = GS_CPU_ENTRY(name, min), [GS_MAX] = GS_CPU_ENTRY(name, max)},
 static const struct kernels kernel_table[GS_TYPE_COUNT][GS_OP_COUNT] = {
-    GS_CPU_TYPES(GS_CPU_KERNEL_ROW)
+    GS_TYPE_LIST(GS_CPU_KERNEL_ROW)
 };
 
-#define GS_CPU_GENERATE_ROW(sfx, E, ...) [E] = generate_##sfx,
-static const generate_fn generate_table[GS_TYPE_COUNT] = {GS_CPU_TYPES(GS_CPU_GENERATE_ROW)};
+#define GS_CPU_GENERATE_ROW(e, name, c_type) [e] = generate_##name,
+static const generate_fn generate_table[GS_TYPE_COUNT] = {GS_TYPE_LIST(GS_CPU_GENERATE_ROW)};
 
 /* The scan carry after the elements of carry `a`, then those of carry `b`. */
 static gs_acc carry_after(gs_type type, gs_op op, gs_acc a, gs_acc b)
