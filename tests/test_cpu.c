@@ -15,6 +15,7 @@
 #endif
 
 #include "gs_cpu.h"
+#include "gs_cpu_rules.h"
 #include "gs_gen.h"
 #include "gs_test.h"
 #include "gs_test_data.h"
@@ -212,59 +213,138 @@ static void test_in_place(void)
     }
 }
 
-/* Integer results do not depend on the thread count; float results stay
- * within the bound at every count. */
+/* Team sizes for test_thread_counts: serial, even, odd, more than the
+ * cores. Without OpenMP there is one. */
+#ifdef _OPENMP
+static const int team_counts[] = {1, 2, 3, 4};
+#else
+static const int team_counts[] = {1};
+#endif
+#define TEAM_COUNTS ((int)(sizeof team_counts / sizeof team_counts[0]))
+
+/* One reduction and one inclusive scan at the current thread count. */
+typedef struct thread_run {
+    gs_acc reduce, carry;
+    int overflow;
+    void *out;
+} thread_run;
+
+static void run_at_count(gs_type type, gs_op op, const void *in, int64_t n, thread_run *run)
+{
+    run->reduce = gs_cpu_reduce(type, op, in, n);
+    run->overflow = -1;
+    gs_cpu_scan(type, op, GS_INCLUSIVE, in, run->out, n, gs_acc_identity(type, op), &run->carry,
+                &run->overflow);
+}
+
+static int same_run(const thread_run *a, const thread_run *b, size_t out_bytes)
+{
+    return memcmp(&a->reduce, &b->reduce, sizeof a->reduce) == 0 &&
+           memcmp(&a->carry, &b->carry, sizeof a->carry) == 0 && a->overflow == b->overflow &&
+           memcmp(a->out, b->out, out_bytes) == 0;
+}
+
+/* gs_cpu_threads() is the thread count OpenMP is set to (1 without OpenMP),
+ * and at every count: results agree with the reference (integers exactly,
+ * floats within the bound), integer results are the same bits as at the
+ * first count, and a second run at the same count gives the same bits as
+ * the first (the split depends on n and the count only), floats included. */
 static void test_thread_counts(void)
 {
-#ifdef _OPENMP
     const int64_t n = BIG_N;
-    const int saved = gs_cpu_threads(), counts[] = {1, 2, 3, 4};
+#ifndef _OPENMP
+    if (gs_test_rank() == 0)
+        printf("\n    (no OpenMP in this build: one team size, 1 thread; checking "
+               "gs_cpu_threads() == 1, the results against the reference and their "
+               "repeatability) ");
+#endif
+    const int saved = gs_cpu_threads();
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             gs_test_rng r = gs_test_case_rng(4, (uint64_t)type, (uint64_t)op, 0);
             const size_t elem = gs_test_out_size(type, op);
             void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
-            void *first = gs_test_alloc_or_fail((size_t)n * elem), *out = gs_test_alloc_or_fail((size_t)n * elem);
             gs_test_fill_random(type, op, in, n, 1, &r, float_value);
-            gs_acc first_reduce, first_carry;
-            int first_overflow = 0;
-            for (int c = 0; c < 4; c++) {
-                set_threads(counts[c]);
-                gs_acc red = gs_cpu_reduce(type, op, in, n), carry;
-                int overflow;
-                gs_cpu_scan(type, op, GS_INCLUSIVE, in, out, n, gs_acc_identity(type, op), &carry,
-                            &overflow);
-                if (gs_type_is_float(type)) {
-                    gs_verify_scan v;
-                    gs_verify_scan_begin(&v, type, op, GS_INCLUSIVE, n, gs_acc_identity(type, op),
-                                         0.0);
-                    GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, out, n) == 0, "threads scan", type, op,
-                               counts[c]);
-                    GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, red,
-                                                   gs_verify_reduce_ref(type, op, in, n), n,
-                                                   gs_verify_abs_sum(type, in, n)),
-                               "threads reduce", type, op, counts[c]);
-                } else if (c == 0) {
-                    memcpy(first, out, (size_t)n * elem);
-                    first_reduce = red;
-                    first_carry = carry;
-                    first_overflow = overflow;
-                } else {
-                    GS_TEST_CHECK_CASE(memcmp(first, out, (size_t)n * elem) == 0, "threads scan", type, op,
-                               counts[c]);
-                    GS_TEST_CHECK_CASE(memcmp(&first_reduce, &red, sizeof red) == 0, "threads reduce", type,
-                               op, counts[c]);
-                    GS_TEST_CHECK_CASE(first_carry.u == carry.u, "threads carry", type, op, counts[c]);
-                    GS_TEST_CHECK_CASE(first_overflow == overflow, "threads overflow", type, op, counts[c]);
+            const gs_acc ref = gs_verify_reduce_ref(type, op, in, n);
+            const double abs_sum = gs_verify_abs_sum(type, in, n);
+            const gs_acc id = gs_acc_identity(type, op);
+            const int expect_overflow = gs_test_expect_overflow(type, op, in, n, id);
+            thread_run first = {.out = gs_test_poisoned_output(elem, n)};
+            thread_run run = {.out = gs_test_poisoned_output(elem, n)};
+            thread_run again = {.out = gs_test_poisoned_output(elem, n)};
+            for (int c = 0; c < TEAM_COUNTS; c++) {
+                const int count = team_counts[c];
+                set_threads(count);
+                GS_TEST_CHECK_CASE(gs_cpu_threads() == count, "gs_cpu_threads() follows the setting",
+                                   type, op, count);
+                run_at_count(type, op, in, n, &run);
+                GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, run.reduce, ref, n, abs_sum),
+                                   "threads reduce", type, op, count);
+                gs_verify_scan v;
+                gs_verify_scan_begin(&v, type, op, GS_INCLUSIVE, n, id, 0.0);
+                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, run.out, n) == 0, "threads scan", type,
+                                   op, count);
+                GS_TEST_CHECK_CASE(gs_test_guard_intact(run.out, elem, n), "threads scan guard", type, op,
+                                   count);
+                GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, run.carry, v.prefix, n, v.abs_prefix),
+                                   "threads carry", type, op, count);
+                GS_TEST_CHECK_CASE(run.overflow == expect_overflow, "threads overflow", type, op,
+                                   count);
+
+                run_at_count(type, op, in, n, &again);
+                GS_TEST_CHECK_CASE(same_run(&run, &again, (size_t)n * elem), "same count, same bits",
+                                   type, op, count);
+
+                if (c == 0) {
+                    first.reduce = run.reduce;
+                    first.carry = run.carry;
+                    first.overflow = run.overflow;
+                    memcpy(first.out, run.out, (size_t)n * elem);
+                } else if (!gs_type_is_float(type)) {
+                    GS_TEST_CHECK_CASE(same_run(&first, &run, (size_t)n * elem),
+                                       "integers: same bits at every count", type, op, count);
                 }
             }
             set_threads(saved);
             free(in);
-            free(first);
-            free(out);
+            free(first.out);
+            free(run.out);
+            free(again.out);
         }
     }
-#endif
+    CU_ASSERT_EQUAL(gs_cpu_threads(), saved);
+}
+
+/* The rule names the kernel templates instantiate from (gs_cpu_rules.h) are
+ * gs_rules.h's: the kinds of the reduction and of the scan carry, and the
+ * scan's output type, of every (type, op); and each element type's C type
+ * has the type's size. */
+static void check_rule_names(gs_type type, gs_op op, gs_acc_kind reduce_kind,
+                             gs_acc_kind carry_kind, gs_type out)
+{
+    GS_TEST_CHECK_CASE(reduce_kind == gs_reduce_acc_kind(type, op), "gs_reduce_acc_kind", type, op,
+                       0);
+    GS_TEST_CHECK_CASE(carry_kind == gs_scan_carry_kind(type, op), "gs_scan_carry_kind", type, op,
+                       0);
+    GS_TEST_CHECK_CASE(out == gs_rule_scan_output(type, op), "gs_rule_scan_output", type, op, 0);
+}
+
+#define CHECK_RULE_OP(e, name, o)                                                                  \
+    check_rule_names(e, GS_CPU_OP_OF(o), GS_CPU_REDUCE_KIND(name, o), GS_CPU_CARRY_KIND(name, o),  \
+                     GS_CPU_TYPE_OF(GS_CPU_OUT_NAME(name, o)));
+#define CHECK_RULE_TYPE(e, name, c_type)                                                           \
+    CU_ASSERT_EQUAL(GS_CPU_TYPE_OF(name), e);                                                      \
+    CU_ASSERT_EQUAL(sizeof(gs_cpu_elem_##name), (size_t)gs_type_size(e));                          \
+    CHECK_RULE_OP(e, name, sum) CHECK_RULE_OP(e, name, prod) CHECK_RULE_OP(e, name, min)           \
+    CHECK_RULE_OP(e, name, max)
+
+static void test_rule_names(void)
+{
+    GS_TYPE_LIST(CHECK_RULE_TYPE)
+    CU_ASSERT_EQUAL(GS_CPU_OP_OF(sum), GS_SUM);
+    CU_ASSERT_EQUAL(GS_CPU_OP_OF(prod), GS_PROD);
+    CU_ASSERT_EQUAL(GS_CPU_OP_OF(min), GS_MIN);
+    CU_ASSERT_EQUAL(GS_CPU_OP_OF(max), GS_MAX);
 }
 
 /* n = 0: the reduction is the identity, a scan writes nothing (NULL
@@ -769,6 +849,7 @@ static int register_suites(void)
     };
     static const named_test other_tests[] = {
         {"generate", test_generate},
+        {"rule names agree with gs_rules.h", test_rule_names},
         {"verify reduce bound", test_verify_reduce_bound},
         {"verify scan counts planted errors", test_verify_scan_counts_planted},
     };
