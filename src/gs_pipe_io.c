@@ -9,7 +9,6 @@
 #include "config.h"
 #endif
 #include "gs_cpu.h"
-#include "gs_gen.h"
 #include "gs_pipe.h"
 
 gs_status gs_pipe_read(gs_pipe *p, int64_t k, int64_t m, void *dst, gs_status st, gs_phase phase)
