@@ -34,6 +34,14 @@ int cli_parse_count(const char *text, int64_t *value);
 /* A usage error of any command: the message (fmt with one %s) in err;
  * returns CLI_EXIT_USAGE. */
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what);
+/* c is an ASCII digit (unlike isdigit, whatever the locale). */
+int cli_is_digit(char c);
+/* a and b name the same file: the same path text, or both exist and have the
+ * same device and inode (a hard link, another spelling of the path, a
+ * symbolic link to it) when both exist, the same name in the same folder
+ * when neither does ("y.npy", "./y.npy"). "-" (stdout) is the same only as
+ * "-". */
+int cli_same_file(const char *a, const char *b);
 /* --algo NAME: a variant that serves reductions (scan 0) or scans (scan 1).
  * 0, or -1 for no such variant. */
 int cli_parse_algo(const char *name, int scan, gs_algo *algo);

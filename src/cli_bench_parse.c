@@ -168,12 +168,19 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
             char *end;
             errno = 0;
             a->seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || *optarg == '-')
+            /* strtoull skips leading blanks and takes " -1" as 2^64-1 */
+            if (!cli_is_digit(*optarg) || *end || errno)
                 return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
         }
-        case OPT_JSON: a->json_path = optarg; break;
-        case OPT_CSV: a->csv_path = optarg; break;
+        case OPT_JSON:
+            if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --json '': an empty report path");
+            a->json_path = optarg;
+            break;
+        case OPT_CSV:
+            if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --csv '': an empty report path");
+            a->csv_path = optarg;
+            break;
         case OPT_MIN_BW: {
             char *end;
             errno = 0;
@@ -188,6 +195,9 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
         }
     }
     if (optind < argc) return cli_usage_error(err, errlen, "bench: unexpected argument '%s'", argv[optind]);
+    /* one report must not replace the other */
+    if (a->json_path && a->csv_path && cli_same_file(a->json_path, a->csv_path))
+        return cli_usage_error(err, errlen, "bench: --json and --csv name the same file %s", a->csv_path);
     if (!max_given) a->max_n = a->min_n;
     if (a->max_n < a->min_n) return cli_usage_error(err, errlen, "%s", "bench: -e MAX is smaller than -b MIN");
     if (a->step && factor_given) return cli_usage_error(err, errlen, "%s", "bench: give -f FACTOR or -i STEP, not both");

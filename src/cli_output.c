@@ -174,3 +174,33 @@ void cli_json_string(FILE *f, const char *text)
     }
     fputc('"', f);
 }
+
+/* The folder holding path and the name in it: "a/b/c" gives "a/b" and "c",
+ * "c" gives "." and "c". */
+static int split_path(const char *path, char *dir, size_t dirlen, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    *name = slash ? slash + 1 : path;
+    size_t len = slash ? (size_t)(slash - path) : 1;
+    if (slash && len == 0) len = 1;   /* "/c": the root */
+    if (len >= dirlen) return -1;
+    memcpy(dir, slash ? path : ".", len);
+    dir[len] = '\0';
+    return 0;
+}
+
+int cli_same_file(const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0) return 1;
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0) return 0;
+    struct stat sa, sb;
+    int has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+    if (has_a && has_b) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (has_a || has_b) return 0;
+    /* neither exists yet: the same name in the same folder ("y.npy", "./y.npy") */
+    char da[4096], db[4096];
+    const char *na, *nb;
+    if (split_path(a, da, sizeof da, &na) != 0 || split_path(b, db, sizeof db, &nb) != 0) return 0;
+    if (strcmp(na, nb) != 0 || !*na) return 0;
+    return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

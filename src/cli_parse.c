@@ -71,6 +71,11 @@ int cli_parse_count(const char *text, int64_t *value)
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
+int cli_is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what)
 {
     snprintf(err, errlen, fmt, what);
@@ -131,12 +136,16 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             if (gs_op_from_name(optarg, &a->op) != GS_OK)
                 return cli_usage_error(err, errlen, "-o %s: unknown operation (sum prod min max)", optarg);
             break;
-        case 'O': a->out_path = optarg; break;
+        case 'O':
+            if (!*optarg) return cli_usage_error(err, errlen, "%s", "-O '': an empty output path");
+            a->out_path = optarg;
+            break;
         case OPT_SEED: {
             char *end;
             errno = 0;
             a->src.seed = strtoull(optarg, &end, 0);
-            if (*end || errno || *optarg == '-') return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+            /* strtoull skips leading blanks and takes "" as 0 and " -1" as 2^64-1 */
+            if (!cli_is_digit(*optarg) || *end || errno) return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
         }
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
@@ -173,7 +182,10 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             break;
         case OPT_ALGO: algo_name = optarg; break;
         case OPT_VERIFY: a->run.verify = 1; break;
-        case OPT_JSON: a->json_path = optarg; break;
+        case OPT_JSON:
+            if (!*optarg) return cli_usage_error(err, errlen, "%s", "--json '': an empty report path");
+            a->json_path = optarg;
+            break;
         case 'q': a->quiet = 1; break;
         case 'h': a->command = CLI_HELP; return CLI_EXIT_OK;
         case 'V': a->command = CLI_VERSION; return CLI_EXIT_OK;
@@ -200,5 +212,12 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
         return cli_usage_error(err, errlen, "%s", "scan needs an output file: -O OUT");
     if (a->command == CLI_REDUCE && a->out_path)
         return cli_usage_error(err, errlen, "%s", "-O is for scan; reduce prints its result");
+    /* the report must not replace the data it reports on */
+    if (a->json_path && strcmp(a->json_path, "-") != 0) {
+        if (a->src.path && cli_same_file(a->json_path, a->src.path))
+            return cli_usage_error(err, errlen, "--json %s: the same file as the input (-i)", a->json_path);
+        if (a->out_path && cli_same_file(a->json_path, a->out_path))
+            return cli_usage_error(err, errlen, "--json %s: the same file as the output (-O)", a->json_path);
+    }
     return CLI_EXIT_OK;
 }

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "gs_internal.h"
 #include "gs_npy.h"
@@ -89,6 +90,8 @@ static gs_status open_input_file(gs_run *r)
         st = gs_fail(ctx, GS_ERR_IO, "%s: is a folder, not a file", path);
     else if (!S_ISREG(sb.st_mode))
         st = gs_fail(ctx, GS_ERR_IO, "%s: not a regular file (a device, FIFO or socket); gpuscan reads regular files only", path);
+    else if (access(path, R_OK) != 0)   /* MPI-IO's own message would not name the file */
+        st = gs_fail(ctx, GS_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
     GS_CHECK(gs_mpiio_open_read(&ctx->mpi, path, &r->in));
     uint64_t size = 0;
