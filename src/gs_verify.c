@@ -19,6 +19,11 @@
 
 #include "gs_verify.h"
 
+/* The per-element helpers below, called from several walks now, are inlined
+ * into each as they were into the one walk before (not inlined, a scan check
+ * runs half again as long). */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 /* One input element, widened losslessly: exactly one of the three is set,
  * by the type's class. */
 typedef struct element {
@@ -27,7 +32,7 @@ typedef struct element {
     double f;
 } element;
 
-static element load_element(gs_type type, const void *in, int64_t k)
+static ALWAYS_INLINE element load_element(gs_type type, const void *in, int64_t k)
 {
     element e = {0, 0, 0.0};
     switch (type) {
@@ -45,7 +50,7 @@ static element load_element(gs_type type, const void *in, int64_t k)
 /* The element as a reduction partial of (type, op): the gs_acc member that
  * gs_reduce_acc_kind() names. Signed integers enter a wrapping product as the
  * same 64 bits (two's complement), so the product is NumPy's. */
-static gs_acc element_partial(gs_type type, gs_op op, element e)
+static ALWAYS_INLINE gs_acc element_partial(gs_type type, gs_op op, element e)
 {
     gs_acc a;
     a.w = 0;
@@ -61,7 +66,7 @@ static gs_acc element_partial(gs_type type, gs_op op, element e)
 
 /* One step of a scan's 64-bit carry: integer prefix sums wrap modulo 2^64,
  * every other (type, op) combines as a reduction does. */
-static gs_acc scan_step(gs_type type, gs_op op, gs_acc prefix, element e)
+static ALWAYS_INLINE gs_acc scan_step(gs_type type, gs_op op, gs_acc prefix, element e)
 {
     gs_acc next;
     next.w = 0;
@@ -74,7 +79,7 @@ static gs_acc scan_step(gs_type type, gs_op op, gs_acc prefix, element e)
 
 /* Element k of a scan's output (of type out_type) in the carry's member:
  * u for integers (the same 64 bits as i), f for floats. */
-static gs_acc load_output(gs_type out_type, const void *got, int64_t k)
+static ALWAYS_INLINE gs_acc load_output(gs_type out_type, const void *got, int64_t k)
 {
     element e = load_element(out_type, got, k);
     gs_acc a;
@@ -95,7 +100,7 @@ static double smallest_subnormal(gs_type t) { return t == GS_F32 ? 0x1p-149 : 0x
  * reference: NaN meets NaN, an infinity the same infinity (of the reference
  * rounded to out_type), min and max exactly, sums and products within the
  * bounds of gs_verify.h (`abs_sum`: S of the elements the result covers). */
-static int float_ok(gs_type out_type, gs_op op, double got, double ref, int64_t n_global,
+static ALWAYS_INLINE int float_ok(gs_type out_type, gs_op op, double got, double ref, int64_t n_global,
                     double abs_sum)
 {
     if (isnan(got) || isnan(ref)) return isnan(got) && isnan(ref);
@@ -216,38 +221,34 @@ void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kin
     v->first_wrong = -1;
 }
 
-/* The serial walk over elements [from, to) of a chunk: advances *prefix and
- * *abs_prefix, returns the wrong count and sets *first (chunk index of the
- * first wrong element; left alone when none). */
-static int64_t scan_walk(const gs_verify_scan *v, gs_acc *prefix, double *abs_prefix,
-                         const void *in, const void *got, int64_t from, int64_t to,
+/* The serial walk over elements [from, to) of a chunk from w's prefix and
+ * abs_prefix, which it advances: returns the wrong count and sets *first
+ * (chunk index of the first wrong element; left alone when none). The carry
+ * stays in *w, as in memory: kept in locals, the 128-bit union moves between
+ * register files every element, a third slower. */
+static int64_t scan_walk(gs_verify_scan *w, const void *in, const void *got, int64_t from, int64_t to,
                          int64_t *first)
 {
-    const gs_type type = v->type, out_type = gs_scan_output_type(v->type, v->op);
-    const gs_op op = v->op;
-    const int inclusive = v->kind == GS_INCLUSIVE;
-    const int64_t n_global = v->n_global;
-    gs_acc p = *prefix; /* in locals: the loop does not go through memory */
-    double abs_p = *abs_prefix;
+    const gs_type out_type = gs_scan_output_type(w->type, w->op);
+    const int inclusive = w->kind == GS_INCLUSIVE;
     int64_t wrong = 0;
     for (int64_t k = from; k < to; k++) {
-        const element e = load_element(type, in, k);
-        const gs_acc before = p;
-        const double abs_before = abs_p;
-        p = scan_step(type, op, p, e);
-        abs_p += fabs(e.f);
-        const gs_acc ref = inclusive ? p : before;
+        const element e = load_element(w->type, in, k);
+        const gs_acc before = w->prefix;
+        const double abs_before = w->abs_prefix;
+        w->prefix = scan_step(w->type, w->op, w->prefix, e);
+        w->abs_prefix += fabs(e.f);
+        const gs_acc ref = inclusive ? w->prefix : before;
         const gs_acc out = load_output(out_type, got, k);
-        const int ok = gs_type_is_float(type)
-                           ? float_ok(out_type, op, out.f, ref.f, n_global, inclusive ? abs_p : abs_before)
+        const int ok = gs_type_is_float(w->type)
+                           ? float_ok(out_type, w->op, out.f, ref.f, w->n_global,
+                                      inclusive ? w->abs_prefix : abs_before)
                            : out.u == ref.u;
         if (!ok) {
             if (wrong == 0) *first = k;
             wrong++;
         }
     }
-    *prefix = p;
-    *abs_prefix = abs_p;
     return wrong;
 }
 
@@ -317,7 +318,7 @@ static int64_t scan_account(gs_verify_scan *v, int64_t n, int64_t wrong, int64_t
 int64_t gs_verify_scan_chunk_serial(gs_verify_scan *v, const void *in, const void *got, int64_t n)
 {
     int64_t first = -1;
-    const int64_t wrong = scan_walk(v, &v->prefix, &v->abs_prefix, in, got, 0, n, &first);
+    const int64_t wrong = scan_walk(v, in, got, 0, n, &first);
     return scan_account(v, n, wrong, first);
 }
 
@@ -367,11 +368,12 @@ int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got,
 #pragma omp for schedule(dynamic, 1)
 #endif
         for (int b = 0; b < nb; b++) {
-            gs_acc carry = blk[b].carry;
-            double abs_carry = blk[b].abs_carry;
-            blk[b].first = -1;
-            blk[b].wrong = scan_walk(v, &carry, &abs_carry, in, got, block_begin(n, nb, b),
-                                     block_begin(n, nb, b + 1), &blk[b].first);
+            gs_verify_scan w = *v; /* this block's walker, from its carry in */
+            w.prefix = blk[b].carry;
+            w.abs_prefix = blk[b].abs_carry;
+            int64_t first = -1;
+            blk[b].wrong = scan_walk(&w, in, got, block_begin(n, nb, b), block_begin(n, nb, b + 1), &first);
+            blk[b].first = first;
         }
     }
     int64_t wrong = 0, first = -1;
