@@ -223,9 +223,7 @@ void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kin
 
 /* The serial walk over elements [from, to) of a chunk from w's prefix and
  * abs_prefix, which it advances: returns the wrong count and sets *first
- * (chunk index of the first wrong element; left alone when none). The carry
- * stays in *w, as in memory: kept in locals, the 128-bit union moves between
- * register files every element, a third slower. */
+ * (chunk index of the first wrong element; left alone when none). */
 static int64_t scan_walk(gs_verify_scan *w, const void *in, const void *got, int64_t from, int64_t to,
                          int64_t *first)
 {
