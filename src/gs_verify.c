@@ -1,12 +1,28 @@
 /*
- * gs_verify.c - the independent reference: serial loops that apply the rules
- * of gs_rules.h one element at a time, in index order. Deliberately plain and
- * slow; it shares nothing with the backends but gs_rules.h's scalar functions,
- * so that a fast kernel and its check do not share a mistake.
+ * gs_verify.c - the independent reference: plain loops that apply the rules
+ * of gs_rules.h one element at a time, in index order. It shares nothing with
+ * the backends but gs_rules.h's scalar functions, so that a fast kernel and
+ * its check do not share a mistake.
+ *
+ * Large inputs (GS_VERIFY_PARALLEL_MIN elements and more, outside another
+ * parallel region) are split into contiguous blocks, four per OpenMP thread;
+ * each block runs the same serial walk, and the blocks' partials are combined
+ * in block order. Integers stay exact (their combines are associative); the
+ * fp64 float reference sums in another order, which the bounds of gs_verify.h
+ * allow (a blocked sum's error is no larger than a serial one's).
  */
 #include <math.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "gs_verify.h"
+
+/* The per-element helpers below, called from several walks now, are inlined
+ * into each as they were into the one walk before (not inlined, a scan check
+ * runs half again as long). */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* One input element, widened losslessly: exactly one of the three is set,
  * by the type's class. */
@@ -16,7 +32,7 @@ typedef struct element {
     double f;
 } element;
 
-static element load_element(gs_type type, const void *in, int64_t k)
+static ALWAYS_INLINE element load_element(gs_type type, const void *in, int64_t k)
 {
     element e = {0, 0, 0.0};
     switch (type) {
@@ -34,7 +50,7 @@ static element load_element(gs_type type, const void *in, int64_t k)
 /* The element as a reduction partial of (type, op): the gs_acc member that
  * gs_reduce_acc_kind() names. Signed integers enter a wrapping product as the
  * same 64 bits (two's complement), so the product is NumPy's. */
-static gs_acc element_partial(gs_type type, gs_op op, element e)
+static ALWAYS_INLINE gs_acc element_partial(gs_type type, gs_op op, element e)
 {
     gs_acc a;
     a.w = 0;
@@ -50,7 +66,7 @@ static gs_acc element_partial(gs_type type, gs_op op, element e)
 
 /* One step of a scan's 64-bit carry: integer prefix sums wrap modulo 2^64,
  * every other (type, op) combines as a reduction does. */
-static gs_acc scan_step(gs_type type, gs_op op, gs_acc prefix, element e)
+static ALWAYS_INLINE gs_acc scan_step(gs_type type, gs_op op, gs_acc prefix, element e)
 {
     gs_acc next;
     next.w = 0;
@@ -63,7 +79,7 @@ static gs_acc scan_step(gs_type type, gs_op op, gs_acc prefix, element e)
 
 /* Element k of a scan's output (of type out_type) in the carry's member:
  * u for integers (the same 64 bits as i), f for floats. */
-static gs_acc load_output(gs_type out_type, const void *got, int64_t k)
+static ALWAYS_INLINE gs_acc load_output(gs_type out_type, const void *got, int64_t k)
 {
     element e = load_element(out_type, got, k);
     gs_acc a;
@@ -84,7 +100,7 @@ static double smallest_subnormal(gs_type t) { return t == GS_F32 ? 0x1p-149 : 0x
  * reference: NaN meets NaN, an infinity the same infinity (of the reference
  * rounded to out_type), min and max exactly, sums and products within the
  * bounds of gs_verify.h (`abs_sum`: S of the elements the result covers). */
-static int float_ok(gs_type out_type, gs_op op, double got, double ref, int64_t n_global,
+static ALWAYS_INLINE int float_ok(gs_type out_type, gs_op op, double got, double ref, int64_t n_global,
                     double abs_sum)
 {
     if (isnan(got) || isnan(ref)) return isnan(got) && isnan(ref);
@@ -98,7 +114,7 @@ static int float_ok(gs_type out_type, gs_op op, double got, double ref, int64_t 
     return fabs(got - ref) <= bound;
 }
 
-gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n)
+gs_acc gs_verify_reduce_ref_serial(gs_type type, gs_op op, const void *in, int64_t n)
 {
     gs_acc acc = gs_acc_identity(type, op);
     for (int64_t k = 0; k < n; k++)
@@ -106,11 +122,75 @@ gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n)
     return acc;
 }
 
-double gs_verify_abs_sum(gs_type type, const void *in, int64_t n)
+double gs_verify_abs_sum_serial(gs_type type, const void *in, int64_t n)
 {
     double sum = 0.0;
     if (gs_type_is_float(type))
         for (int64_t k = 0; k < n; k++) sum += fabs(load_element(type, in, k).f);
+    return sum;
+}
+
+/* The number of blocks a walk over n elements is split into (1: serial):
+ * four per thread, taken dynamically, so that a thread the system holds back
+ * does not hold back the others. */
+static int parallel_blocks(int64_t n)
+{
+#ifdef _OPENMP
+    if (n >= GS_VERIFY_PARALLEL_MIN && !omp_in_parallel()) {
+        const int t = omp_get_max_threads();
+        return t > 1 ? 4 * t : 1;
+    }
+#endif
+    (void)n;
+    return 1;
+}
+
+/* Block b of nb over [0, n): [block_begin(b), block_begin(b + 1)). */
+static int64_t block_begin(int64_t n, int nb, int b)
+{
+    return (int64_t)((unsigned __int128)n * (unsigned)b / (unsigned)nb);
+}
+
+/* The size of one element of type t. */
+static size_t element_size(gs_type t) { return t == GS_I32 || t == GS_U32 || t == GS_F32 ? 4 : 8; }
+
+gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n)
+{
+    const int nb = parallel_blocks(n);
+    gs_acc *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
+    if (!part) return gs_verify_reduce_ref_serial(type, op, in, n);
+    const size_t size = element_size(type);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (int b = 0; b < nb; b++) {
+        const int64_t first = block_begin(n, nb, b);
+        part[b] = gs_verify_reduce_ref_serial(type, op, (const char *)in + (size_t)first * size,
+                                              block_begin(n, nb, b + 1) - first);
+    }
+    gs_acc acc = part[0];
+    for (int b = 1; b < nb; b++) acc = gs_acc_combine(type, op, acc, part[b]);
+    free(part);
+    return acc;
+}
+
+double gs_verify_abs_sum(gs_type type, const void *in, int64_t n)
+{
+    const int nb = gs_type_is_float(type) ? parallel_blocks(n) : 1;
+    double *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
+    if (!part) return gs_verify_abs_sum_serial(type, in, n);
+    const size_t size = element_size(type);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (int b = 0; b < nb; b++) {
+        const int64_t first = block_begin(n, nb, b);
+        part[b] = gs_verify_abs_sum_serial(type, (const char *)in + (size_t)first * size,
+                                           block_begin(n, nb, b + 1) - first);
+    }
+    double sum = 0.0;
+    for (int b = 0; b < nb; b++) sum += part[b];
+    free(part);
     return sum;
 }
 
@@ -141,29 +221,164 @@ void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kin
     v->first_wrong = -1;
 }
 
-int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got, int64_t n)
+/* The serial walk over elements [from, to) of a chunk from w's prefix and
+ * abs_prefix, which it advances: returns the wrong count and sets *first
+ * (chunk index of the first wrong element; left alone when none). */
+static int64_t scan_walk(gs_verify_scan *w, const void *in, const void *got, int64_t from, int64_t to,
+                         int64_t *first)
 {
-    const gs_type out_type = gs_scan_output_type(v->type, v->op);
-    const int inclusive = v->kind == GS_INCLUSIVE;
+    const gs_type out_type = gs_scan_output_type(w->type, w->op);
+    const int inclusive = w->kind == GS_INCLUSIVE;
     int64_t wrong = 0;
-    for (int64_t k = 0; k < n; k++) {
-        const element e = load_element(v->type, in, k);
-        const gs_acc before = v->prefix;
-        const double abs_before = v->abs_prefix;
-        v->prefix = scan_step(v->type, v->op, v->prefix, e);
-        v->abs_prefix += fabs(e.f);
-        const gs_acc ref = inclusive ? v->prefix : before;
+    for (int64_t k = from; k < to; k++) {
+        const element e = load_element(w->type, in, k);
+        const gs_acc before = w->prefix;
+        const double abs_before = w->abs_prefix;
+        w->prefix = scan_step(w->type, w->op, w->prefix, e);
+        w->abs_prefix += fabs(e.f);
+        const gs_acc ref = inclusive ? w->prefix : before;
         const gs_acc out = load_output(out_type, got, k);
-        const int ok = gs_type_is_float(v->type)
-                           ? float_ok(out_type, v->op, out.f, ref.f, v->n_global,
-                                      inclusive ? v->abs_prefix : abs_before)
+        const int ok = gs_type_is_float(w->type)
+                           ? float_ok(out_type, w->op, out.f, ref.f, w->n_global,
+                                      inclusive ? w->abs_prefix : abs_before)
                            : out.u == ref.u;
         if (!ok) {
-            if (v->first_wrong < 0) v->first_wrong = v->checked + k;
+            if (wrong == 0) *first = k;
             wrong++;
         }
     }
+    return wrong;
+}
+
+/* The scan carry's identity: the 64-bit zero for integer sums (which wrap
+ * modulo 2^64), the reduction's identity otherwise. */
+static gs_acc scan_identity(gs_type type, gs_op op)
+{
+    gs_acc id;
+    id.w = 0;
+    if (gs_type_is_float(type) || op != GS_SUM) id = gs_acc_identity(type, op);
+    return id;
+}
+
+/* prefix followed by a block whose carry from scan_identity is `total`. */
+static gs_acc scan_join(gs_type type, gs_op op, gs_acc prefix, gs_acc total)
+{
+    gs_acc next;
+    next.w = 0;
+    if (!gs_type_is_float(type) && op == GS_SUM)
+        next.u = prefix.u + total.u;
+    else
+        next = gs_acc_combine(type, op, prefix, total);
+    return next;
+}
+
+/* The carry of in[0..m) from scan_identity, and its sum of |x|. Float sums,
+ * --verify's common case, in plain loops (scan_step's fp64 addition, in the
+ * same order) that cost about what reading the block does. */
+static void block_total(gs_type type, gs_op op, const void *in, int64_t m, gs_acc *total,
+                        double *abs_total)
+{
+    gs_acc t = scan_identity(type, op);
+    double a = 0.0;
+    if (type == GS_F32 && op == GS_SUM) {
+        const float *x = in;
+        for (int64_t k = 0; k < m; k++) {
+            t.f += (double)x[k];
+            a += fabs((double)x[k]);
+        }
+    } else if (type == GS_F64 && op == GS_SUM) {
+        const double *x = in;
+        for (int64_t k = 0; k < m; k++) {
+            t.f += x[k];
+            a += fabs(x[k]);
+        }
+    } else {
+        for (int64_t k = 0; k < m; k++) {
+            const element e = load_element(type, in, k);
+            t = scan_step(type, op, t, e);
+            a += fabs(e.f);
+        }
+    }
+    *total = t;
+    *abs_total = a;
+}
+
+/* Account a chunk of n elements with `wrong` wrong ones, the first at chunk
+ * index `first`. */
+static int64_t scan_account(gs_verify_scan *v, int64_t n, int64_t wrong, int64_t first)
+{
+    if (wrong && v->first_wrong < 0) v->first_wrong = v->checked + first;
     v->checked += n;
     v->wrong += wrong;
     return wrong;
+}
+
+int64_t gs_verify_scan_chunk_serial(gs_verify_scan *v, const void *in, const void *got, int64_t n)
+{
+    int64_t first = -1;
+    const int64_t wrong = scan_walk(v, in, got, 0, n, &first);
+    return scan_account(v, n, wrong, first);
+}
+
+/* Two passes over nb blocks: each block's carry from the identity (and its
+ * sum of |x|); a serial scan of those gives each block's carry in; then each
+ * block walks from its carry in, as the serial walk does. */
+int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got, int64_t n)
+{
+    const int nb = parallel_blocks(n);
+    struct block {
+        gs_acc carry;      /* pass 1: the block's total; then its carry in */
+        double abs_carry;  /* likewise for S */
+        int64_t wrong, first;
+    } *blk = nb > 1 ? malloc((size_t)nb * sizeof *blk) : NULL;
+    if (!blk) return gs_verify_scan_chunk_serial(v, in, got, n);
+    const size_t size = element_size(v->type);
+#ifdef _OPENMP
+#pragma omp parallel
+#endif
+    {
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (int b = 0; b < nb; b++) {
+            const int64_t first = block_begin(n, nb, b), m = block_begin(n, nb, b + 1) - first;
+            const char *x = (const char *)in + (size_t)first * size;
+            block_total(v->type, v->op, x, m, &blk[b].carry, &blk[b].abs_carry);
+        }
+#ifdef _OPENMP
+#pragma omp single
+#endif
+        {
+            gs_acc carry = v->prefix;
+            double abs_carry = v->abs_prefix;
+            for (int b = 0; b < nb; b++) {
+                const gs_acc total = blk[b].carry;
+                const double abs_total = blk[b].abs_carry;
+                blk[b].carry = carry;
+                blk[b].abs_carry = abs_carry;
+                carry = scan_join(v->type, v->op, carry, total);
+                abs_carry += abs_total;
+            }
+            v->prefix = carry;
+            v->abs_prefix = abs_carry;
+        } /* the single's barrier: every carry in is set */
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+        for (int b = 0; b < nb; b++) {
+            gs_verify_scan w = *v; /* this block's walker, from its carry in */
+            w.prefix = blk[b].carry;
+            w.abs_prefix = blk[b].abs_carry;
+            int64_t first = -1;
+            blk[b].wrong = scan_walk(&w, in, got, block_begin(n, nb, b), block_begin(n, nb, b + 1), &first);
+            blk[b].first = first;
+        }
+    }
+    int64_t wrong = 0, first = -1;
+    for (int b = 0; b < nb; b++) {
+        if (blk[b].wrong && first < 0) first = blk[b].first;
+        wrong += blk[b].wrong;
+    }
+    free(blk);
+    return scan_account(v, n, wrong, first);
 }

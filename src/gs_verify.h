@@ -1,7 +1,11 @@
 /*
  * gs_verify.h - the independent reference behind --verify and the tests:
- * plain serial loops over host memory, sharing no code with the backends
- * (only the semantics of gs_rules.h), with the documented error bounds.
+ * plain loops over host memory, sharing no code with the backends (only the
+ * semantics of gs_rules.h), with the documented error bounds. From
+ * GS_VERIFY_PARALLEL_MIN elements on (outside a parallel region) the loops run
+ * as blocks (four per OpenMP thread) combined in block order: integer results and
+ * wrong counts are those of the serial walk; float references may round
+ * differently, within the bounds below.
  *
  * Error bounds for floats (u64 = 2^-53; u_out = 2^-24 for f32 output, 2^-53
  * for f64; N = the global element count):
@@ -18,10 +22,16 @@
 
 #include "gs_rules.h"
 
-/* Serial reduction partial of in[0..n). */
+/* Inputs from this many elements on are checked by all OpenMP threads. */
+#define GS_VERIFY_PARALLEL_MIN ((int64_t)1 << 16)
+
+/* Reduction partial of in[0..n). */
 gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n);
-/* Serial sum of |x| over in[0..n) (floats; 0 for integers). */
+/* Sum of |x| over in[0..n) (floats; 0 for integers). */
 double gs_verify_abs_sum(gs_type type, const void *in, int64_t n);
+/* The same, always serial, in index order (the tests compare the two). */
+gs_acc gs_verify_reduce_ref_serial(gs_type type, gs_op op, const void *in, int64_t n);
+double gs_verify_abs_sum_serial(gs_type type, const void *in, int64_t n);
 
 /* 1 when a float reduction result `got` is within the bound of `ref`
  * (abs_sum: S over all elements); integers and min/max: exact equality. */
@@ -47,5 +57,7 @@ void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kin
 /* Check got[0..n) (elements of gs_scan_output_type) against the next n input
  * elements in[0..n). Returns the wrong count of this chunk. */
 int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got, int64_t n);
+/* The same, always serial (the tests compare the two). */
+int64_t gs_verify_scan_chunk_serial(gs_verify_scan *v, const void *in, const void *got, int64_t n);
 
 #endif /* GS_VERIFY_H */

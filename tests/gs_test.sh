@@ -32,7 +32,10 @@ fi
 
 # A private folder under the build tree, removed however the script ends.
 gs_tmp=$(mktemp -d "$GS_BUILDDIR/gs-test.XXXXXX") || exit 99
-trap 'rm -rf "$gs_tmp"' EXIT
+# TMPDIR of the runs without mpirun (a singleton MPI_Init makes its Open MPI
+# session directory there too); short, as tests/mpirun.sh's own per job.
+gs_mpi_tmp=$(mktemp -d "${GS_MPI_TMPBASE:-/tmp}/gs.XXXXXX") || { rm -rf "$gs_tmp"; exit 99; }
+trap 'rm -rf "$gs_tmp" "$gs_mpi_tmp"' EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
@@ -77,7 +80,7 @@ run_np() {
     gs_np=$1
     shift
     if [ "$gs_np" -eq 0 ]; then
-        timeout -k 10 "$GS_TEST_TIMEOUT" "$GS_BIN" "$@" \
+        TMPDIR=$gs_mpi_tmp timeout -k 10 "$GS_TEST_TIMEOUT" "$GS_BIN" "$@" \
             >"$gs_tmp/stdout" 2>"$gs_tmp/stderr" </dev/null
     else
         timeout -k 10 "$GS_TEST_TIMEOUT" "$GS_MPIRUN" "$gs_np" "$GS_BIN" "$@" \

@@ -825,6 +825,99 @@ static int add_suite(const char *name, const named_test *tests, int count)
     return 0;
 }
 
+/* The reference's blocked parallel walk (four blocks per thread, from
+ * GS_VERIFY_PARALLEL_MIN elements on) against its serial walk: the same
+ * integer reductions and carries, the same wrong counts and first wrong
+ * element, with errors planted on both sides of every thread's share's
+ * boundaries (block boundaries too) for 2, 3 and 4 threads; the chunk is checked in two pieces, a split one and a short
+ * serial one, so the carry passes from the blocked walk to the serial one. */
+static void test_verify_parallel_matches_serial(void)
+{
+    const int64_t n = 3 * GS_VERIFY_PARALLEL_MIN + 5, n1 = n - 77;
+    static const struct {
+        gs_type type;
+        gs_op op;
+    } cases[] = {{GS_I64, GS_SUM}, {GS_U32, GS_SUM}, {GS_I32, GS_SUM}, {GS_I32, GS_MAX},
+                 {GS_U64, GS_PROD}, {GS_I64, GS_MIN}, {GS_F64, GS_SUM}, {GS_F32, GS_SUM}};
+    static const int threads[] = {2, 3, 4};
+#ifdef _OPENMP
+    const int saved_threads = omp_get_max_threads();
+#else
+    const int saved_threads = 1;
+#endif
+    for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+        const gs_type type = cases[c].type;
+        const gs_op op = cases[c].op;
+        const size_t elem = gs_test_out_size(type, op);
+        gs_test_rng r = gs_test_case_rng(9, (uint64_t)type, (uint64_t)op, 0);
+        void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type)),
+             *out = gs_test_alloc_or_fail((size_t)n * elem);
+        for (int64_t k = 0; k < n; k++) {
+            if (gs_type_is_float(type))
+                gs_test_set_float(type, in, k, 0.5 + 0.5 * gs_test_rng_unit(&r));
+            else
+                gs_test_set_int(type, in, k, gs_test_int_value(type, op, 0, &r));
+        }
+        for (int t = 0; t < 3; t++) {
+            set_threads(threads[t]);
+            const gs_acc ser = gs_verify_reduce_ref_serial(type, op, in, n),
+                         par = gs_verify_reduce_ref(type, op, in, n);
+            const double abs_ser = gs_verify_abs_sum_serial(type, in, n),
+                         abs_par = gs_verify_abs_sum(type, in, n);
+            GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, par, ser, n, abs_ser), "parallel reduce ref",
+                               type, op, n);
+            GS_TEST_CHECK_CASE(fabs(abs_par - abs_ser) <= 0x1p-30 * abs_ser, "parallel abs sum", type, op, n);
+        }
+        for (int kk = 0; kk < 2; kk++) {
+            const gs_acc id = gs_acc_identity(type, op);
+            set_threads(1);
+            gs_cpu_scan(type, op, kinds[kk], in, out, n, id, NULL, NULL);
+            for (int pass = 0; pass < 2; pass++) { /* correct, then with planted errors */
+                if (pass == 1)
+                    for (int t = 0; t < 3; t++)
+                        for (int b = 1; b <= threads[t]; b++) {
+                            const int64_t edge = n1 * b / threads[t]; /* block b's first */
+                            for (int64_t k = edge - 1; k <= edge && k < n; k++) {
+                                if (k == 0) continue;
+                                if (gs_type_is_float(type)) {
+                                    if (elem == 4)
+                                        ((float *)out)[k] = (float)off_by_million_ulps(GS_F32, ((float *)out)[k] + 1.0);
+                                    else
+                                        ((double *)out)[k] = off_by_million_ulps(GS_F64, ((double *)out)[k] + 1.0);
+                                } else {
+                                    ((unsigned char *)out)[(size_t)k * elem] += 1; /* twice: still wrong */
+                                }
+                            }
+                        }
+                for (int t = 0; t < 3; t++) {
+                    set_threads(threads[t]);
+                    gs_verify_scan vs, vp;
+                    gs_verify_scan_begin(&vs, type, op, kinds[kk], n, id, 0.0);
+                    gs_verify_scan_begin(&vp, type, op, kinds[kk], n, id, 0.0);
+                    const int64_t ws = gs_verify_scan_chunk_serial(&vs, in, out, n);
+                    int64_t wp = gs_verify_scan_chunk(&vp, in, out, n1);
+                    wp += gs_verify_scan_chunk(&vp, (const char *)in + (size_t)n1 * gs_type_size(type),
+                                               (const char *)out + (size_t)n1 * elem, n - n1);
+                    GS_TEST_CHECK_CASE(ws == wp && vs.wrong == vp.wrong && vs.checked == vp.checked &&
+                                           vs.first_wrong == vp.first_wrong,
+                                       "parallel scan check: wrong count", type, op, n);
+                    GS_TEST_CHECK_CASE((pass == 0) == (ws == 0), "planted errors are found", type, op, n);
+                    if (!gs_type_is_float(type))
+                        GS_TEST_CHECK_CASE(vs.prefix.u == vp.prefix.u, "parallel scan check: carry", type,
+                                           op, n);
+                    else
+                        GS_TEST_CHECK_CASE(fabs(vs.prefix.f - vp.prefix.f) <= 0x1p-30 * fabs(vs.prefix.f) &&
+                                               fabs(vs.abs_prefix - vp.abs_prefix) <= 0x1p-30 * vs.abs_prefix,
+                                           "parallel scan check: float carry", type, op, n);
+                }
+            }
+        }
+        set_threads(saved_threads);
+        free(in);
+        free(out);
+    }
+}
+
 #define NAMED_RANDOM_TEST(sfx, E) {"random " #sfx, test_random_##sfx},
 
 static int register_suites(void)
@@ -852,6 +945,7 @@ static int register_suites(void)
         {"rule names agree with gs_rules.h", test_rule_names},
         {"verify reduce bound", test_verify_reduce_bound},
         {"verify scan counts planted errors", test_verify_scan_counts_planted},
+        {"verify in parallel as serially", test_verify_parallel_matches_serial},
     };
     return add_suite("cpu: random data vs reference", random_tests,
                      (int)(sizeof random_tests / sizeof random_tests[0])) ||
