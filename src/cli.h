@@ -34,8 +34,9 @@ int cli_parse_count(const char *text, int64_t *value);
 /* A usage error of any command: the message (fmt with one %s) in err;
  * returns CLI_EXIT_USAGE. */
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what);
-/* c is an ASCII digit (unlike isdigit, whatever the locale). */
-int cli_is_digit(char c);
+/* --seed S of every command: an unsigned integer (decimal, 0x hex, 0 octal)
+ * that starts with a digit. 0, or -1 for anything else. */
+int cli_parse_seed(const char *text, uint64_t *seed);
 /* a and b name the same file: the same path text, or both exist and have the
  * same device and inode (a hard link, another spelling of the path, a
  * symbolic link to it) when both exist, the same name in the same folder

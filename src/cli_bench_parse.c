@@ -164,15 +164,10 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
                 return cli_usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);
             a->cfg.device = (int)count;
             break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            a->seed = strtoull(optarg, &end, 0);
-            /* strtoull skips leading blanks and takes " -1" as 2^64-1 */
-            if (!cli_is_digit(*optarg) || *end || errno)
+        case OPT_SEED:
+            if (cli_parse_seed(optarg, &a->seed) != 0)
                 return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
-        }
         case OPT_JSON:
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --json '': an empty report path");
             a->json_path = optarg;

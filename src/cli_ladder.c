@@ -163,14 +163,10 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
         case OPT_SCAN: a->scan = 1; break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; a->scan = 1; break;
         case OPT_ALGO: algo_name = optarg; break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            a->seed = strtoull(optarg, &end, 0);
-            if (!*optarg || *end || errno || *optarg == '-')
+        case OPT_SEED:
+            if (cli_parse_seed(optarg, &a->seed) != 0)
                 return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
-        }
         case OPT_DEVICE:
             if (cli_parse_count(optarg, &count) != 0 || count > (1 << 20))
                 return cli_usage_error(err, errlen, "--device %s: not a GPU ordinal", optarg);

@@ -71,9 +71,20 @@ int cli_parse_count(const char *text, int64_t *value)
 #define CLI_STR_(x) #x
 #define CLI_STR(x) CLI_STR_(x)
 
-int cli_is_digit(char c)
+/* c is an ASCII digit (unlike isdigit, whatever the locale). */
+static int cli_is_digit(char c)
 {
     return c >= '0' && c <= '9';
+}
+
+int cli_parse_seed(const char *text, uint64_t *seed)
+{
+    char *end;
+    errno = 0;
+    /* strtoull skips leading blanks and takes "" as 0 and " -1" as 2^64-1:
+     * a seed starts with a digit */
+    *seed = strtoull(text, &end, 0);
+    return cli_is_digit(*text) && !*end && !errno ? 0 : -1;
 }
 
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what)
@@ -140,14 +151,10 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "-O '': an empty output path");
             a->out_path = optarg;
             break;
-        case OPT_SEED: {
-            char *end;
-            errno = 0;
-            a->src.seed = strtoull(optarg, &end, 0);
-            /* strtoull skips leading blanks and takes "" as 0 and " -1" as 2^64-1 */
-            if (!cli_is_digit(*optarg) || *end || errno) return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+        case OPT_SEED:
+            if (cli_parse_seed(optarg, &a->src.seed) != 0)
+                return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
             break;
-        }
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
         case OPT_BACKEND:
             if (gs_backend_from_name(optarg, &a->cfg.backend) != GS_OK)
