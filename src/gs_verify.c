@@ -151,15 +151,13 @@ static int64_t block_begin(int64_t n, int nb, int b)
     return (int64_t)((unsigned __int128)n * (unsigned)b / (unsigned)nb);
 }
 
-/* The size of one element of type t. */
-static size_t element_size(gs_type t) { return t == GS_I32 || t == GS_U32 || t == GS_F32 ? 4 : 8; }
 
 gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n)
 {
     const int nb = parallel_blocks(n);
     gs_acc *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
     if (!part) return gs_verify_reduce_ref_serial(type, op, in, n);
-    const size_t size = element_size(type);
+    const size_t size = (size_t)gs_type_bytes(type);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1)
 #endif
@@ -179,7 +177,7 @@ double gs_verify_abs_sum(gs_type type, const void *in, int64_t n)
     const int nb = gs_type_is_float(type) ? parallel_blocks(n) : 1;
     double *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
     if (!part) return gs_verify_abs_sum_serial(type, in, n);
-    const size_t size = element_size(type);
+    const size_t size = (size_t)gs_type_bytes(type);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1)
 #endif
@@ -332,7 +330,7 @@ int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got,
         int64_t wrong, first;
     } *blk = nb > 1 ? malloc((size_t)nb * sizeof *blk) : NULL;
     if (!blk) return gs_verify_scan_chunk_serial(v, in, got, n);
-    const size_t size = element_size(v->type);
+    const size_t size = (size_t)gs_type_bytes(v->type);
 #ifdef _OPENMP
 #pragma omp parallel
 #endif
