@@ -290,3 +290,11 @@ gs_status gs_mpi_allgather_bytes(gs_mpi *m, const void *mine, size_t bytes, void
                 (mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, m->comm));
     return GS_OK;
 }
+
+gs_status gs_mpi_node_or_bytes(gs_mpi *m, unsigned char *bits, size_t bytes)
+{
+    if (bytes > INT_MAX)
+        return gs_err_set(m->err, GS_ERR_ARG, "OR of %zu bytes per rank exceeds an MPI count", bytes);
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, bits, (int)bytes, MPI_BYTE, MPI_BOR, m->node_comm));
+    return GS_OK;
+}

@@ -66,6 +66,9 @@ gs_status gs_mpi_sum_f64(gs_mpi *m, double *values, int count);
 gs_status gs_mpi_exscan_f64(gs_mpi *m, double mine, double *offset);
 /* Every rank's `bytes` bytes, gathered in rank order on every rank. */
 gs_status gs_mpi_allgather_bytes(gs_mpi *m, const void *mine, size_t bytes, void *all);
+/* Collective over the node's ranks (m->node_comm): bits[0..bytes) becomes
+ * the bitwise OR of every node-local rank's bits (CPU masks). */
+gs_status gs_mpi_node_or_bytes(gs_mpi *m, unsigned char *bits, size_t bytes);
 
 /* ---- MPI-IO ------------------------------------------------------------ */
 typedef struct gs_file gs_file;

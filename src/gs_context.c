@@ -81,11 +81,24 @@ static gs_status open_backend(gs_context *ctx, gs_backend backend)
     return gs_ring_create(&ctx->be, &ctx->ring, &ctx->err);
 }
 
+/* Size the OpenMP team of the CPU backend and of the verify reference:
+ * this rank's share of the cores its node's ranks may use (gs_cpu_team.c).
+ * Collective over the node. */
+static gs_status size_cpu_team(gs_context *ctx)
+{
+    unsigned char cpus[GS_CPU_MASK_BYTES];
+    const int mine = gs_cpu_affinity(cpus, sizeof cpus);
+    GS_CHECK(gs_mpi_node_or_bytes(&ctx->mpi, cpus, sizeof cpus));
+    gs_cpu_set_team(mine, gs_cpu_mask_count(cpus, sizeof cpus), ctx->mpi.local_size);
+    return GS_OK;
+}
+
 /* Every step that can fail on one rank alone ends in an agreement, so all
  * ranks take the same collective steps and return the same status. */
 static gs_status setup(gs_context *ctx, MPI_Comm comm, const gs_config *cfg_in, int allocated)
 {
     GS_CHECK(gs_mpi_setup(&ctx->mpi, comm, &ctx->err));
+    GS_CHECK(size_cpu_team(ctx));
     /* a rank that could not allocate its context says so here, collectively */
     gs_status st = allocated ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "%s", no_context);
     gs_config cfg;

@@ -918,6 +918,62 @@ static void test_verify_parallel_matches_serial(void)
     }
 }
 
+/* The team's size: a rank bound to its own cores uses them all (Open MPI's
+ * default binding); ranks that may all run on every core split them
+ * (--bind-to none); a rank bound to a socket that others share takes its
+ * share; never fewer than 1. The mask count; and gs_cpu_set_team obeys
+ * OMP_NUM_THREADS when set, else sets the team it computes. */
+static void test_team_size(void)
+{
+    static const struct {
+        int mine, node, local_size, team;
+    } cases[] = {
+        {1, 2, 2, 1},     /* 2 ranks, default binding, 2 cores */
+        {2, 2, 2, 1},     /* 2 ranks, --bind-to none, 2 cores */
+        {2, 2, 1, 2},     /* 1 rank, 2 cores */
+        {64, 64, 4, 16},  /* 4 ranks, --bind-to none, 64 cores */
+        {16, 64, 4, 16},  /* 4 ranks bound to 16 cores each */
+        {32, 64, 4, 16},  /* 4 ranks, 2 to each socket of 32 cores */
+        {4, 8, 2, 4},     /* --map-by slot:PE=4, 2 ranks */
+        {8, 8, 3, 2},     /* 3 ranks, 8 cores: 2 each, never more than all */
+        {2, 2, 5, 1},     /* more ranks than cores: one thread each */
+        {0, 0, 1, 1},     /* nothing known: one thread */
+        {7, 7, 0, 7},     /* no node size: all of its own */
+    };
+    for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
+        const int team = gs_cpu_team_size(cases[c].mine, cases[c].node, cases[c].local_size);
+        CU_ASSERT_EQUAL(team, cases[c].team);
+        if (team != cases[c].team)
+            fprintf(stderr, "    failed: gs_cpu_team_size(%d, %d, %d) = %d, not %d\n", cases[c].mine,
+                    cases[c].node, cases[c].local_size, team, cases[c].team);
+    }
+
+    unsigned char mask[GS_CPU_MASK_BYTES];
+    memset(mask, 0, sizeof mask);
+    CU_ASSERT_EQUAL(gs_cpu_mask_count(mask, sizeof mask), 0);
+    mask[0] = 0x81;
+    mask[GS_CPU_MASK_BYTES - 1] = 0xff;
+    CU_ASSERT_EQUAL(gs_cpu_mask_count(mask, sizeof mask), 10);
+    const int mine = gs_cpu_affinity(mask, sizeof mask);
+    CU_ASSERT(mine >= 1);
+    CU_ASSERT_EQUAL(gs_cpu_mask_count(mask, sizeof mask), mine);
+
+#ifdef _OPENMP
+    const int saved = gs_cpu_threads();
+    const char *user = getenv("OMP_NUM_THREADS");
+    char *kept = user ? strdup(user) : NULL;
+    unsetenv("OMP_NUM_THREADS");
+    CU_ASSERT_EQUAL(gs_cpu_set_team(6, 12, 2), 6);
+    CU_ASSERT_EQUAL(gs_cpu_set_team(6, 12, 4), 3);
+    setenv("OMP_NUM_THREADS", "5", 1);
+    set_threads(5);
+    CU_ASSERT_EQUAL(gs_cpu_set_team(6, 12, 4), 5);   /* the user's setting stands */
+    if (kept) setenv("OMP_NUM_THREADS", kept, 1); else unsetenv("OMP_NUM_THREADS");
+    free(kept);
+    set_threads(saved);
+#endif
+}
+
 #define NAMED_RANDOM_TEST(sfx, E) {"random " #sfx, test_random_##sfx},
 
 static int register_suites(void)
@@ -946,6 +1002,7 @@ static int register_suites(void)
         {"verify reduce bound", test_verify_reduce_bound},
         {"verify scan counts planted errors", test_verify_scan_counts_planted},
         {"verify in parallel as serially", test_verify_parallel_matches_serial},
+        {"team size from affinity and node ranks", test_team_size},
     };
     return add_suite("cpu: random data vs reference", random_tests,
                      (int)(sizeof random_tests / sizeof random_tests[0])) ||
