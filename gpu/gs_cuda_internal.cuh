@@ -1,8 +1,9 @@
 /*
  * gs_cuda_internal.cuh - the backend's functions that one .cu file defines
  * and others call, outside gs_cuda.h's C interface: the variant check, the
- * default scan, the variants behind the entry points, and the CUB calls,
- * with gs_scan_io, where a scan finds its carry and leaves its results.
+ * default reduction and scan, the variants behind the entry points, and the
+ * CUB calls, with gs_scan_io, where a scan finds its carry and leaves its
+ * results.
  * Host declarations only (C++: references, bool); the files that define
  * them are named at each.
  */
@@ -25,6 +26,12 @@ struct gs_scan_io {
 /* GS_ERR_ARG, with a message, unless `algo` is a variant that serves
  * reductions (scan 0) or scans (scan 1) (gs_cuda_ladder.cu). */
 gs_status gs_cuda_check_algo(gs_cuda *g, gs_algo algo, int scan);
+
+/* The default reduction of d_in[0..n), n > 0, queued on the compute stream:
+ * *result = the partial, or combine(*result, partial) with `accumulate`
+ * (gs_cuda_reduce.cu; the ladder runs it too, without compiling it again). */
+gs_status gs_reduce_default(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n, gs_acc *result,
+                            bool accumulate);
 
 /* The default scan of d_in[0..n), queued on the compute stream with the
  * carry and overflow flag of `io` (gs_cuda_scan.cu). */
@@ -55,5 +62,15 @@ gs_status gs_cub_scan_carried(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind k
  * stream. At most 2^31 - 1 elements. */
 gs_status gs_cub_run(gs_cuda *g, int scan, gs_type type, gs_op op, gs_scan_kind kind,
                      const void *d_in, void *d_out, int64_t n, void *work, size_t *bytes);
+
+/* The two above for one element type, n checked (gs_cuda_cub.cuh; one
+ * instance per type, in gs_cuda_cub_TYPE.cu). */
+template <gs_type TYPE>
+gs_status gs_cub_run_of(gs_cuda *g, int scan, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out,
+                        int n, void *work, size_t *bytes);
+template <gs_type TYPE>
+gs_status gs_cub_scan_carried_of(gs_cuda *g, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out,
+                                 int n, const gs_acc *d_carry_in, gs_acc *d_carry_out, uint32_t *d_overflow,
+                                 void *work, size_t *bytes);
 
 #endif /* GS_CUDA_INTERNAL_CUH */

@@ -532,11 +532,9 @@ gs_status gs_cuda_ladder_reduce(gs_cuda *g, gs_algo algo, gs_type type, gs_op op
         size_t bytes = work_bytes;
         return gs_cub_run(g, 0, type, op, GS_INCLUSIVE, d_in, d_result, n, work, &bytes);
     }
+    if (algo == GS_ALGO_DEFAULT) return gs_reduce_default(g, type, op, d_in, n, d_result, false);
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
-        if (algo == GS_ALGO_DEFAULT)
-            return gs_reduce_launch<Tr, typename Tr::in_t, GS_REDUCE_BLOCK, GS_REDUCE_UNROLL>(
-                g, static_cast<const typename Tr::in_t *>(d_in), n, d_result, false);
         return reduce_step(algo, [&](auto step) {
             return ladder_reduce<Tr, decltype(step)::value>(g, d_in, n, d_result, work, work_bytes);
         });

@@ -13,17 +13,23 @@
 #include "gs_cuda_launch.cuh"
 #include "gs_cuda_traits.cuh"
 
-static gs_status reduce_dispatch(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
-                                 gs_acc *result, bool accumulate)
+gs_status gs_reduce_default(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n, gs_acc *result,
+                            bool accumulate)
 {
-    GS_CUDA_PASS(gs_cuda_enter(g));
-    if (g->reduce_algo != GS_ALGO_DEFAULT) return gs_variant_reduce(g, type, op, d_in, n, result, accumulate);
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
         using T = typename Tr::in_t;
         return gs_reduce_launch<Tr, T, GS_REDUCE_BLOCK, GS_REDUCE_UNROLL>(
             g, static_cast<const T *>(d_in), n, result, accumulate);
     });
+}
+
+static gs_status reduce_dispatch(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,
+                                 gs_acc *result, bool accumulate)
+{
+    GS_CUDA_PASS(gs_cuda_enter(g));
+    if (g->reduce_algo != GS_ALGO_DEFAULT) return gs_variant_reduce(g, type, op, d_in, n, result, accumulate);
+    return gs_reduce_default(g, type, op, d_in, n, result, accumulate);
 }
 
 gs_status gs_cuda_reduce_async(gs_cuda *g, gs_type type, gs_op op, const void *d_in, int64_t n,

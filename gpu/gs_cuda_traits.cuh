@@ -140,16 +140,22 @@ template <gs_type TYPE, class Fn> gs_status gs_dispatch_op(gs_op op, Fn &&fn)
     }
 }
 
-template <class Fn> gs_status gs_dispatch(gs_type type, gs_op op, Fn &&fn)
+/* fn(std::integral_constant<gs_type, TYPE>{}) for the run-time type. */
+template <class Fn> gs_status gs_dispatch_type(gs_type type, Fn &&fn)
 {
     switch (type) {
-    case GS_I32: return gs_dispatch_op<GS_I32>(op, fn);
-    case GS_I64: return gs_dispatch_op<GS_I64>(op, fn);
-    case GS_U32: return gs_dispatch_op<GS_U32>(op, fn);
-    case GS_U64: return gs_dispatch_op<GS_U64>(op, fn);
-    case GS_F32: return gs_dispatch_op<GS_F32>(op, fn);
-    default: return gs_dispatch_op<GS_F64>(op, fn);
+    case GS_I32: return fn(std::integral_constant<gs_type, GS_I32>{});
+    case GS_I64: return fn(std::integral_constant<gs_type, GS_I64>{});
+    case GS_U32: return fn(std::integral_constant<gs_type, GS_U32>{});
+    case GS_U64: return fn(std::integral_constant<gs_type, GS_U64>{});
+    case GS_F32: return fn(std::integral_constant<gs_type, GS_F32>{});
+    default: return fn(std::integral_constant<gs_type, GS_F64>{});
     }
+}
+
+template <class Fn> gs_status gs_dispatch(gs_type type, gs_op op, Fn &&fn)
+{
+    return gs_dispatch_type(type, [&](auto t) { return gs_dispatch_op<decltype(t)::value>(op, fn); });
 }
 
 #endif /* GS_CUDA_TRAITS_CUH */
