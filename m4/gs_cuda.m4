@@ -8,21 +8,49 @@
 #                     and PTX for the newest (numerically, whatever the order;
 #                     without an a/f suffix, which PTX would not carry forward),
 #                     so newer GPUs JIT-compile it
+# --with-cuda-arch=detect  the targets of the GPUs on this machine, as
+#                     $NVIDIA_SMI (default nvidia-smi) lists them; with none
+#                     (no driver, no GPU) the CUDA backend is left out, as
+#                     with --without-cuda, unless --with-cuda asked for it
 # nvcc then compiles a small kernel with those targets and NVCCFLAGS (C++17,
 # the device features the kernels use); where it fails, CUDA is an error when
 # asked for explicitly, else left out with a warning in the summary.
-# Sets HAVE_CUDA (define and conditional), NVCC, NVCC_GENCODE, CUDA_CPPFLAGS,
+# cudart is linked statically where the toolkit has libcudart_static.a, so
+# that a CUDA build runs (on its CPU backend) where libcudart.so is missing.
+# Sets HAVE_CUDA (define and conditional), NVCC, NVCC_GENCODE, NVCC_THREADS
+# (nvcc compiles the targets of one file in parallel), CUDA_CPPFLAGS,
 # CUDA_LDFLAGS, CUDA_LIBS; honours NVCCFLAGS.
 AC_DEFUN([GS_CHECK_CUDA], [
   AC_ARG_WITH([cuda],
     [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@], [build the CUDA backend (default: when found)])],
     [], [with_cuda=check])
   AC_ARG_WITH([cuda-arch],
-    [AS_HELP_STRING([--with-cuda-arch=LIST], [GPU targets, e.g. sm_80,sm_90 (default: sm_80,sm_90)])],
+    [AS_HELP_STRING([--with-cuda-arch=LIST], [GPU targets, e.g. sm_80,sm_90, or detect: those of this machine's GPUs, none without one (default: sm_80,sm_90)])],
     [], [with_cuda_arch="sm_80,sm_90"])
   AC_ARG_VAR([NVCC], [CUDA compiler])
   AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc])
+  AC_ARG_VAR([NVIDIA_SMI], [nvidia-smi, which --with-cuda-arch=detect asks for the GPUs' compute capabilities])
   gs_cuda_ok=no
+  gs_cuda_why=
+  gs_cuda_none=
+  if test "x$with_cuda" != xno && test "x$with_cuda_arch" = xdetect; then
+    AC_PATH_PROG([NVIDIA_SMI], [nvidia-smi], [], [$PATH$PATH_SEPARATOR/usr/bin])
+    AC_MSG_CHECKING([for the GPU targets of this machine])
+    dnl "9.0" -> sm_90, one each
+    gs_caps=
+    AS_IF([test -n "$NVIDIA_SMI"],
+      [gs_caps=`"$NVIDIA_SMI" --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | \
+         sed -n 's/^ *\([[0-9]][[0-9]]*\)\.\([[0-9]]\) *$/sm_\1\2/p' | sort -u | tr '\n' ',' | sed 's/,$//'`])
+    AS_IF([test -n "$gs_caps"],
+      [with_cuda_arch=$gs_caps
+       AC_MSG_RESULT([$gs_caps])],
+      [AC_MSG_RESULT([none])
+       gs_cuda_none="--with-cuda-arch=detect found no GPU (no nvidia-smi)"
+       AS_IF([test -n "$NVIDIA_SMI"], [gs_cuda_none="--with-cuda-arch=detect found no GPU ($NVIDIA_SMI lists none)"])
+       AS_IF([test "x$with_cuda" != xcheck],
+         [AC_MSG_ERROR([--with-cuda was given but $gs_cuda_none; name the targets (--with-cuda-arch=sm_90)])])
+       with_cuda=no])
+  fi
   if test "x$with_cuda" != xno; then
     gs_cuda_dir=
     case "$with_cuda" in
@@ -39,8 +67,13 @@ AC_DEFUN([GS_CHECK_CUDA], [
         AS_IF([test -z "$gs_cuda_libdir" && test -d "$d"], [gs_cuda_libdir=$d])
       done
       CUDA_CPPFLAGS="-I$gs_cuda_dir/include"
-      CUDA_LDFLAGS="-L$gs_cuda_libdir -Wl,-rpath,$gs_cuda_libdir"
-      CUDA_LIBS="-lcudart -lstdc++ -lm"
+      dnl static cudart: no libcudart.so needed where the program runs; it
+      dnl loads the driver (libcuda.so) itself, when there is one
+      AS_IF([test -f "$gs_cuda_libdir/libcudart_static.a"],
+        [CUDA_LDFLAGS="-L$gs_cuda_libdir"
+         CUDA_LIBS="-lcudart_static -ldl -lrt -lpthread -lstdc++ -lm"],
+        [CUDA_LDFLAGS="-L$gs_cuda_libdir -Wl,-rpath,$gs_cuda_libdir"
+         CUDA_LIBS="-lcudart -lstdc++ -lm"])
       gs_save_CPPFLAGS=$CPPFLAGS; gs_save_LDFLAGS=$LDFLAGS; gs_save_LIBS=$LIBS
       CPPFLAGS="$CPPFLAGS $CUDA_CPPFLAGS"; LDFLAGS="$LDFLAGS $CUDA_LDFLAGS"; LIBS="$CUDA_LIBS $LIBS"
       AC_MSG_CHECKING([for cudart in $gs_cuda_dir])
@@ -55,8 +88,8 @@ AC_DEFUN([GS_CHECK_CUDA], [
     fi
   fi
   NVCC_GENCODE=
+  NVCC_THREADS=
   GS_CUDA_ARCHS=
-  gs_cuda_why=
   if test "x$gs_cuda_ok" = xyes; then
     dnl machine code for every target; PTX for the highest number (90 < 100),
     dnl not the last listed
@@ -103,6 +136,12 @@ _GS_EOF
          [AC_MSG_ERROR([--with-cuda was given but $gs_cuda_why; choose targets with --with-cuda-arch, or build without CUDA (--without-cuda)])])
        AC_MSG_WARN([building without CUDA: $gs_cuda_why])
        gs_cuda_ok=no])
+    dnl several targets: nvcc compiles each file's targets side by side
+    AS_IF([test "x$gs_cuda_ok" = xyes],
+      [AC_MSG_CHECKING([whether $NVCC compiles the targets of a file in parallel])
+       AS_IF([$NVCC --threads 0 $NVCC_GENCODE --dryrun -c conftest.cu -o conftest.$OBJEXT >/dev/null 2>&1],
+         [NVCC_THREADS="--threads 0"; AC_MSG_RESULT([yes])],
+         [AC_MSG_RESULT([no])])])
     rm -f conftest.cu conftest.$OBJEXT
   fi
   if test "x$gs_cuda_ok" = xyes; then
@@ -112,13 +151,16 @@ _GS_EOF
     AC_DEFINE_UNQUOTED([GS_CUDA_VERSION], ["$GS_CUDA_VERSION"], [CUDA toolkit version built with.])
     GS_CUDA_SUMMARY="yes, CUDA $GS_CUDA_VERSION in $gs_cuda_dir, targets$GS_CUDA_ARCHS"
   else
-    CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=; NVCC_GENCODE=
+    CUDA_CPPFLAGS=; CUDA_LDFLAGS=; CUDA_LIBS=; NVCC_GENCODE=; NVCC_THREADS=
     GS_CUDA_SUMMARY="no (CPU backend only)"
+    AS_IF([test -n "$gs_cuda_none"],
+      [GS_CUDA_SUMMARY="no (CPU backend only): $gs_cuda_none"])
     AS_IF([test -n "$gs_cuda_why"],
       [GS_CUDA_SUMMARY="no (CPU backend only) -- WARNING: $gs_cuda_why"])
   fi
   AM_CONDITIONAL([HAVE_CUDA], [test "x$gs_cuda_ok" = xyes])
   AC_SUBST([NVCC_GENCODE])
+  AC_SUBST([NVCC_THREADS])
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LDFLAGS])
   AC_SUBST([CUDA_LIBS])

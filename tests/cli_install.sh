@@ -5,7 +5,9 @@
 # installed examples/host_sum.c built with cc and tests/pc_sum.cpp with g++
 # (and, in a CUDA build, examples/device_sum.c with cc), each run on 2 ranks;
 # gpuscan.h compiles as C99 and as C++ with -pedantic and no warning of its
-# own. Also runs the examples that `make check` built in the tree.
+# own. Also runs the examples that `make check` built in the tree. In a CUDA
+# build: neither gpuscan nor those programs need libcudart.so (static cudart),
+# and they run on the CPU backend with LD_LIBRARY_PATH emptied.
 #
 # Knobs: PKG_CONFIG (configure's), GS_TEST_CC (cc), GS_TEST_CXX (g++),
 # GS_MAKE (the make that runs `make check`).
@@ -208,6 +210,37 @@ if [ "$cuda" = yes ] && [ "$have_cc" = yes ] && [ -n "$device_sum_c" ]; then
     if build "$cc device_sum.c \$(pkg-config --cflags --libs gpuscan) (CUDA build)" \
         "$gs_tmp/device_sum" "$cc" "$device_sum_c"; then
         run_prog "device_sum (installed, $cc) on 2 ranks" 2 'agree' "$gs_tmp/device_sum" 100003
+    fi
+fi
+
+# ---- a CUDA build runs where the CUDA runtime is not ------------------------------
+# cudart is linked statically (configure), so a CUDA build's CPU backend runs
+# on nodes without libcudart.so: neither the tool nor a program built with
+# pkg-config needs it, and both run with LD_LIBRARY_PATH emptied (where no
+# GPU driver is, as on the CI machine, the CUDA build falls back to the CPU
+# backend by itself).
+if [ "$cuda" = yes ] && have ldd; then
+    for prog in "$GS_BIN" "$gs_tmp/host_sum" "$gs_tmp/pc_sum"; do
+        [ -x "$prog" ] || continue
+        if ldd "$prog" >"$gs_tmp/ldd" 2>&1 && ! grep -q 'libcudart' "$gs_tmp/ldd"; then
+            gs_pass "$(basename "$prog") needs no libcudart.so (CUDA build, static cudart)"
+        else
+            gs_fail "$(basename "$prog") needs no libcudart.so (CUDA build, static cudart)" "ldd $prog:"
+            sed -n '1,20s/^/    | /p' "$gs_tmp/ldd"
+        fi
+    done
+    # the last runs of this script: LD_LIBRARY_PATH stays empty
+    LD_LIBRARY_PATH=
+    export LD_LIBRARY_PATH
+    if run_np 2 reduce -g 100003 -t i64 -o sum --backend cpu; then
+        gs_pass "gpuscan (CUDA build) reduces on the CPU backend with LD_LIBRARY_PATH emptied"
+    else
+        gs_fail "gpuscan (CUDA build) reduces on the CPU backend with LD_LIBRARY_PATH emptied" "exit $gs_rc"
+        gs_stderr_tail
+    fi
+    if [ -x "$gs_tmp/host_sum" ]; then
+        run_prog "host_sum (installed) on the CPU backend with LD_LIBRARY_PATH emptied" \
+            2 '^OK$' "$gs_tmp/host_sum" 100003 cpu
     fi
 fi
 
