@@ -122,6 +122,9 @@ typedef struct gs_config {
 GS_API void gs_config_init(gs_config *cfg);
 
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
+ * Unless OMP_NUM_THREADS is set, sets the calling thread's OpenMP team size
+ * (omp_set_num_threads) to this rank's share of the cores its node's ranks
+ * may use, for the CPU backend and the verify reference.
  * Every rank returns the same status. On failure *ctx is still returned
  * where it could be allocated, so that gs_context_error() can be read
  * (without one, gs_context_error(NULL) names the cause); release it with
