@@ -1,9 +1,11 @@
 /*
  * gs_cuda_cub.cuh - the CUB calls of the cub variant (gs_cuda_ladder_cub.cu
- * says what they compute), for one element type at a time: each type's
- * instances are compiled in a file of their own (gs_cuda_cub_TYPE.cu), so
- * that `make -j` compiles them side by side; CUB's kernels for 24 (type, op)
- * pairs in five forms took one translation unit most of the build's time.
+ * says what they compute), for one element type at a time, instantiated in
+ * two files (gs_cuda_cub_32.cu, gs_cuda_cub_64.cu) that `make -j` compiles
+ * side by side: CUB's kernels for 24 (type, op) pairs in five forms took one
+ * translation unit most of the build's time. Not one file per type: each
+ * file parses CUB again (about 10 s of CPU on the CI machine), which six
+ * files paid on a 2-core machine for no gain.
  */
 #ifndef GS_CUDA_CUB_CUH
 #define GS_CUDA_CUB_CUH
@@ -160,7 +162,7 @@ gs_status gs_cub_scan_carried_of(gs_cuda *g, gs_op op, gs_scan_kind kind, const 
     });
 }
 
-/* The explicit instances of one type, for its gs_cuda_cub_TYPE.cu. */
+/* The explicit instances of one type (gs_cuda_cub_32.cu, gs_cuda_cub_64.cu). */
 #define GS_CUB_INSTANTIATE(TYPE)                                                                        \
     template gs_status gs_cub_run_of<TYPE>(gs_cuda *, int, gs_op, gs_scan_kind, const void *, void *, int, \
                                            void *, size_t *);                                           \

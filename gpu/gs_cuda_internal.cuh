@@ -64,7 +64,7 @@ gs_status gs_cub_run(gs_cuda *g, int scan, gs_type type, gs_op op, gs_scan_kind 
                      const void *d_in, void *d_out, int64_t n, void *work, size_t *bytes);
 
 /* The two above for one element type, n checked (gs_cuda_cub.cuh; one
- * instance per type, in gs_cuda_cub_TYPE.cu). */
+ * instance per type, in gs_cuda_cub_32.cu and gs_cuda_cub_64.cu). */
 template <gs_type TYPE>
 gs_status gs_cub_run_of(gs_cuda *g, int scan, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out,
                         int n, void *work, size_t *bytes);

@@ -11,7 +11,8 @@
  * check, through iterators around the same CUB call.
  *
  * Here: the checks and the choice of the element type; the CUB calls are in
- * gs_cuda_cub.cuh, compiled one type per file (gs_cuda_cub_TYPE.cu).
+ * gs_cuda_cub.cuh, compiled in two files by element size (gs_cuda_cub_32.cu,
+ * gs_cuda_cub_64.cu).
  */
 #include "gs_cuda_handle.cuh"
 #include "gs_cuda_internal.cuh"

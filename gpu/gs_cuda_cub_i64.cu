@@ -1,4 +1,0 @@
-/* gs_cuda_cub_i64.cu - the cub variant's CUB calls on i64 (gs_cuda_cub.cuh). */
-#include "gs_cuda_cub.cuh"
-
-GS_CUB_INSTANTIATE(GS_I64)
