@@ -13,7 +13,9 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 if nvidia-smi -L >/dev/null 2>&1; then n=${1:-2Gi}; else n=${1:-64Mi}; fi
 out=$(mktemp -d)/scan.npy
 trap 'rm -rf "$(dirname "$out")"' EXIT
-# --bind-to none lets the CPU backend's OpenMP threads use more than one core per rank
+# --bind-to none: the 2 ranks split the machine's cores (the CPU backend gives
+# each rank half of them, gpuscan info prints how many); Open MPI's default
+# binds each rank to a single core
 mpirun_args=(-np 2 --bind-to none)
 "$mpirun" "${mpirun_args[@]}" "$gpuscan" info
 echo
