@@ -31,7 +31,7 @@ void gs_cpu_copy(void *dst, const void *src, size_t bytes);
  * OpenMP setting (omp_get_max_threads), which gs_cpu_set_team sizes. */
 int gs_cpu_threads(void);
 
-/* ---- the team's size (gs_cpu_team.c) ---- */
+/* ---- threads per rank (gs_cpu_threads.c) ---- */
 
 /* Bytes of a CPU mask: bit i for CPU i, as many CPUs as a cpu_set_t. */
 #define GS_CPU_MASK_BYTES 128
@@ -39,7 +39,7 @@ int gs_cpu_threads(void);
 /* Threads for a rank that may run on `mine` CPUs when the `local_size`
  * ranks of its node may run on `node` CPUs together: its share of the
  * node's CPUs, at most its own, at least 1. */
-int gs_cpu_team_size(int mine, int node, int local_size);
+int gs_cpu_rank_threads(int mine, int node, int local_size);
 
 /* The CPUs this process may run on (sched_getaffinity; else every online
  * CPU) as a mask of `bytes` bytes, bit i for CPU i; returns their number. */
@@ -48,7 +48,7 @@ int gs_cpu_affinity(unsigned char *mask, size_t bytes);
 /* The number of bits set in mask[0..bytes). */
 int gs_cpu_mask_count(const unsigned char *mask, size_t bytes);
 
-/* Set the calling thread's OpenMP team to gs_cpu_team_size(mine, node,
+/* Set the calling thread's OpenMP team to gs_cpu_rank_threads(mine, node,
  * local_size), unless OMP_NUM_THREADS is set (the user's choice stands).
  * Returns gs_cpu_threads() after it. */
 int gs_cpu_set_team(int mine, int node, int local_size);

@@ -82,7 +82,7 @@ static gs_status open_backend(gs_context *ctx, gs_backend backend)
 }
 
 /* Size the OpenMP team of the CPU backend and of the verify reference:
- * this rank's share of the cores its node's ranks may use (gs_cpu_team.c).
+ * this rank's share of the cores its node's ranks may use (gs_cpu_threads.c).
  * Collective over the node. */
 static gs_status size_cpu_team(gs_context *ctx)
 {

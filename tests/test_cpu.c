@@ -941,10 +941,10 @@ static void test_team_size(void)
         {7, 7, 0, 7},     /* no node size: all of its own */
     };
     for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
-        const int team = gs_cpu_team_size(cases[c].mine, cases[c].node, cases[c].local_size);
+        const int team = gs_cpu_rank_threads(cases[c].mine, cases[c].node, cases[c].local_size);
         CU_ASSERT_EQUAL(team, cases[c].team);
         if (team != cases[c].team)
-            fprintf(stderr, "    failed: gs_cpu_team_size(%d, %d, %d) = %d, not %d\n", cases[c].mine,
+            fprintf(stderr, "    failed: gs_cpu_rank_threads(%d, %d, %d) = %d, not %d\n", cases[c].mine,
                     cases[c].node, cases[c].local_size, team, cases[c].team);
     }
 

@@ -1,5 +1,5 @@
 /*
- * gs_cpu_team.c - how many OpenMP threads the CPU backend (and the verify
+ * gs_cpu_threads.c - how many OpenMP threads the CPU backend (and the verify
  * reference) start on this rank. OMP_NUM_THREADS, when set, decides.
  * Otherwise a rank takes its share of the cores its node's ranks may use
  * together, and no more than the cores it may use itself: with Open MPI's
@@ -25,7 +25,7 @@
 
 #include "gs_cpu.h"
 
-int gs_cpu_team_size(int mine, int node, int local_size)
+int gs_cpu_rank_threads(int mine, int node, int local_size)
 {
     if (mine < 1) mine = 1;
     const int share = local_size > 0 ? node / local_size : node;
@@ -74,7 +74,7 @@ int gs_cpu_set_team(int mine, int node, int local_size)
 {
 #ifdef _OPENMP
     const char *user = getenv("OMP_NUM_THREADS");
-    if (!user || !*user) omp_set_num_threads(gs_cpu_team_size(mine, node, local_size));
+    if (!user || !*user) omp_set_num_threads(gs_cpu_rank_threads(mine, node, local_size));
 #else
     (void)mine;
     (void)node;
