@@ -132,12 +132,14 @@ gs_bench_point() {
     return "$status"
 }
 
-# gs_why_failed LOG RANKS: why a run failed, on stderr: the log's last lines
-# (the error is there, not on the terminal), and advice for what the launcher
-# refused.
+# gs_why_failed LOG RANKS: why a run failed, on stderr (the error is in the
+# log, not on the terminal): the log's error lines (gpuscan's, and the
+# launcher's first words on what it refused), else its last lines; and advice
+# for too many ranks.
 gs_why_failed() {
     echo "  the command: ${GS_LAUNCH[*]} bench ..." >&2
-    grep -v '^[[:space:]]*$' "$1" | tail -n 6 | sed 's/^/  | /' >&2
+    { grep -Ei -m 6 'error|not enough slots|refus|abort' "$1" ||
+        grep -v '^[[:space:]]*$' "$1" | tail -n 6; } | sed 's/^/  | /' >&2
     if grep -q 'not enough slots' "$1"; then
         echo "  $2 rank(s) are more than this machine's slots (its cores): ask for fewer ranks," \
             "or let ranks share cores with MPIRUN_ARGS=--oversubscribe (slower, fine for tests)" >&2
