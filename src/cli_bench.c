@@ -194,7 +194,7 @@ int cli_bench_main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     gs_context *ctx = NULL;
-    code = cli_create_context(&a.cfg, rank, &ctx);
+    code = cli_create_context(&a.cfg, rank, &ctx, NULL);
     if (code == CLI_EXIT_OK) code = run_bench(ctx, &a, rank);
     gs_context_destroy(ctx);
     return code;

@@ -21,8 +21,9 @@ void cli_bench_usage(FILE *out)
 "reported. Each case gets freshly generated data and is checked against an\n"
 "independent serial reference.\n"
 "\n"
-"sizes (GLOBAL element counts, split across the ranks as `gpuscan reduce -g` splits them;\n"
-"suffixes k M G T are powers of 10, Ki Mi Gi Ti powers of 2):\n"
+"sizes (GLOBAL element counts, not bytes: nccl-tests' -b 1Gi is -b 256Mi of f32\n"
+"here; split across the ranks as `gpuscan reduce -g` splits them; suffixes k M G T\n"
+"are powers of 10, Ki Mi Gi Ti powers of 2):\n"
 "  -b, --minsize N      smallest count (default 32Mi)\n"
 "  -e, --maxsize N      largest count (default: MIN)\n"
 "  -f, --stepfactor F   multiply the count by F from one size to the next (default 2)\n"
@@ -32,7 +33,7 @@ void cli_bench_usage(FILE *out)
 "  -w, --warmup_iters N untimed runs first (default 5)\n"
 "  -c, --check N        further runs checked element by element (default 1; 0: none)\n"
 "cases:\n"
-"  -t, --type T         i32 i64 u32 u64 f32 f64 or all (default f32)\n"
+"  -t, --type T         i32 i64 u32 u64 f32 f64 (or NumPy's names) or all (default f32)\n"
 "  -o, --op OP          sum prod min max or all (default sum)\n"
 "      --reduce         time gs_reduce    } both when neither is given\n"
 "      --scan           time gs_scan      }\n"
@@ -139,8 +140,8 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
             a->n_types = 0;
             if (strcmp(optarg, "all") == 0)
                 for (int t = 0; t < GS_TYPE_COUNT; t++) a->types[a->n_types++] = (gs_type)t;
-            else if (gs_type_from_name(optarg, &a->types[a->n_types++]) != GS_OK)
-                return cli_usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64 all)", optarg);
+            else if (cli_parse_type(optarg, &a->types[a->n_types++]) != 0)
+                return cli_usage_error(err, errlen, "-t %s: unknown type (" CLI_TYPE_NAMES ", or all)", optarg);
             break;
         case 'o':
             a->n_ops = 0;
@@ -196,6 +197,8 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
     if (!max_given) a->max_n = a->min_n;
     if (a->max_n < a->min_n) return cli_usage_error(err, errlen, "%s", "bench: -e MAX is smaller than -b MIN");
     if (a->step && factor_given) return cli_usage_error(err, errlen, "%s", "bench: give -f FACTOR or -i STEP, not both");
+    if (a->kind == GS_EXCLUSIVE && a->reduce && !a->scan)
+        return cli_usage_error(err, errlen, "%s", "bench: --exclusive is for scans, not with --reduce alone");
     if (!a->reduce && !a->scan) a->reduce = a->scan = 1;
     if (!a->resident && !a->streamed) a->resident = 1;
     return CLI_EXIT_OK;

@@ -50,8 +50,9 @@ static void ladder_usage(FILE *out)
 "after its warm-up) and checked element by element against an independent\n"
 "reference.\n"
 "\n"
-"  -g N             elements (default 32Mi; suffixes k M G T, Ki Mi Gi Ti)\n"
-"  -t TYPES         i32 i64 u32 u64 f32 f64, a comma-separated list or all (default f32)\n"
+"  -g N             elements, not bytes (default 32Mi; suffixes k M G T, Ki Mi Gi Ti)\n"
+"  -t TYPES         i32 i64 u32 u64 f32 f64 (or NumPy's names), a comma-separated list\n"
+"                   or all (default f32)\n"
 "  -o OPS           sum prod min max, a comma-separated list or all (default sum)\n"
 "      --scan       the scans (default: the reductions)\n"
 "      --exclusive  exclusive scans (default inclusive)\n"
@@ -76,7 +77,7 @@ static void ladder_usage(FILE *out)
 static int parse_type(const char *name, int *value)
 {
     gs_type t;
-    if (gs_type_from_name(name, &t) != GS_OK) return -1;
+    if (cli_parse_type(name, &t) != 0) return -1;
     *value = (int)t;
     return 0;
 }
@@ -373,7 +374,7 @@ int cli_ladder_main(int argc, char **argv)
     /* every rank uses rank 0's seed, so that a replay reproduces all */
     MPI_Bcast(&a.seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     gs_context *ctx = NULL;
-    code = cli_create_context(&a.cfg, rank, &ctx);
+    code = cli_create_context(&a.cfg, rank, &ctx, NULL);
     if (code == CLI_EXIT_OK && gs_context_backend(ctx) != GS_BACKEND_CUDA) {
         if (rank == 0)
             fprintf(stderr, "gpuscan: error: ladder needs the CUDA backend: it times GPU kernels, and this run "
