@@ -131,6 +131,17 @@ assert list(f) == ["data"] and f["data"].shape == (31,) and f["data"].dtype == "
 fi
 rm -f "$outs"/*
 
+# ---- the bench's read bandwidth of the same data as .npy and as HDF5 -------------------
+if expect_ok "bench --read same.npy --read same.h5:/x" 2 bench -b 1k --reduce -n 2 -w 0 -c 0 --backend "$be" \
+    --read "$data/same.npy" --read "$data/same.h5:/x"; then
+    for f in same.npy same.h5:/x; do
+        gs_check "bench --read $f: a row of its 400012 bytes" \
+            grep -Eq "^# read .*/$f: 400012 bytes, [0-9.]+ s .*GB/s per rank$" "$gs_tmp/stdout"
+    done
+fi
+expect_fail "bench --read a bad dataset" 2 1 'same\.h5' 'no dataset /nope' \
+    -- bench -b 1k --reduce -n 1 -w 0 -c 0 --backend "$be" --read "$data/same.h5:/nope"
+
 # ---- writing into an existing file ----------------------------------------------------
 cp "$data/x_f64.h5" "$outs/mine.h5"
 chmod 640 "$outs/mine.h5"

@@ -49,6 +49,10 @@ def gen(folder, seed):
             # big-endian on disk: HDF5 converts it on reading
             f.create_dataset("be", data=nc.random_values(rng, name, (1009,)).astype(
                 np.dtype(nc.DTYPES[name]).newbyteorder(">")))
+    same = nc.random_values(rng, "f32", (100003,))   # the bench reads it both ways
+    np.save(os.path.join(folder, "same.npy"), same)
+    with h5py.File(os.path.join(folder, "same.h5"), "w") as f:
+        f["x"] = same
     with h5py.File(os.path.join(folder, "one.h5"), "w") as f:
         f.create_dataset("a/b/only", data=nc.random_values(rng, "f64", (1009,)))
     with h5py.File(os.path.join(folder, "bad.h5"), "w") as f:
