@@ -276,9 +276,36 @@ static gs_status check_output(gs_mpi *m, const char *path, uint64_t bytes)
     return st;
 }
 
-gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **out)
+/* Rank 0: copy the file at the final path, where there is one, into the
+ * fresh temporary, for an output that adds to the file it replaces. */
+static gs_status temp_copy_existing(gs_mpi *m, const gs_file *f)
+{
+    int from = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (from < 0 && errno == ENOENT) return GS_OK;
+    int to = from < 0 ? -1 : open(f->temp_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    const size_t cap = (size_t)1 << 20;
+    char *buf = to < 0 ? NULL : malloc(cap);
+    int ok = buf != NULL, cause = to < 0 ? errno : ENOMEM;
+    for (ssize_t got; ok && (got = read(from, buf, cap)) != 0;) {
+        ok = got > 0;
+        for (ssize_t done = 0, put; ok && done < got; done += put)
+            ok = (put = write(to, buf + done, (size_t)(got - done))) > 0;
+        if (!ok) cause = errno;
+    }
+    if (to >= 0 && close(to) != 0 && ok) { ok = 0; cause = errno; }
+    if (from >= 0) close(from);
+    free(buf);
+    if (ok) return GS_OK;
+    return gs_err_set(m->err, GS_ERR_IO, "%s: cannot copy it into %s: %s", f->path, f->temp_path, strerror(cause));
+}
+
+gs_status gs_mpiio_reserve(gs_mpi *m, const char *final_path, uint64_t bytes, int copy_existing,
+                           gs_file **out)
 {
     *out = NULL;
+    struct stat sb;
+    if (copy_existing && stat(final_path, &sb) == 0 && S_ISREG(sb.st_mode))
+        bytes = gs_sat_add(bytes, (uint64_t)sb.st_size);
     GS_CHECK(gs_mpi_agree(m, check_output(m, final_path, bytes)));
     char suffix[48] = "";
     GS_CHECK(temp_suffix(m, suffix, (int)sizeof suffix));
@@ -286,8 +313,21 @@ gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_
     gs_file *f = NULL;
     gs_status status = gs_mpi_agree(m, file_new(m, final_path, suffix, &f));
     if (status == GS_OK) status = gs_mpi_agree(m, m->rank == 0 ? temp_create(m, f) : GS_OK);
-    if (status == GS_OK) status = file_open(m, f, MPI_MODE_WRONLY, "cannot open");
+    if (status == GS_OK && copy_existing)
+        status = gs_mpi_agree(m, m->rank == 0 ? temp_copy_existing(m, f) : GS_OK);
     return file_settle(m, status, f, out);
+}
+
+const char *gs_mpiio_temp_path(const gs_file *f)
+{
+    return f->temp_path;
+}
+
+gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **out)
+{
+    gs_file *f = NULL;
+    GS_CHECK(gs_mpiio_reserve(m, final_path, bytes, 0, &f));
+    return file_settle(m, file_open(m, f, MPI_MODE_WRONLY, "cannot open"), f, out);
 }
 
 /* The size of the file, on this rank alone. */
@@ -393,7 +433,8 @@ static gs_status temp_place(gs_mpi *m, const gs_file *f, int keep)
 gs_status gs_mpiio_close(gs_mpi *m, gs_file *f, int keep)
 {
     if (!f) return GS_OK;
-    int err = MPI_File_close(&f->fh);
+    /* a reserved temporary that the caller wrote and closed itself has no handle */
+    int err = f->fh != MPI_FILE_NULL ? MPI_File_close(&f->fh) : MPI_SUCCESS;
     gs_status status = GS_OK;
     if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot close", f->path);
     /* the agreement also orders every rank's close before rank 0's rename */

@@ -75,6 +75,22 @@ static gs_status sweep(gs_context *ctx, cli_bench_report *rep, int rank)
     return GS_OK;
 }
 
+/* The read bandwidth of each --read file, printed by rank 0 as it is
+ * measured, after the sweep's rows. */
+static gs_status file_reads(gs_context *ctx, const cli_bench_args *a, int rank)
+{
+    for (int i = 0; i < a->n_reads; i++) {
+        gs_bench_read_result r;
+        gs_status st = gs_bench_read(ctx, a->reads[i], (int)a->iters, &r);
+        if (st != GS_OK) return st;
+        const int ranks = gs_context_size(ctx);
+        if (rank == 0)
+            printf("# read %s: %llu bytes, %.6f s (median of %d): %.2f GB/s, %.2f GB/s per rank\n", a->reads[i],
+                   (unsigned long long)r.bytes, r.median, (int)a->iters, r.gbps, r.gbps / ranks);
+    }
+    return GS_OK;
+}
+
 /* ---- the verdict ---------------------------------------------------------------- */
 
 static void summarize(cli_bench_report *rep, gs_status st, const char *error)
@@ -166,6 +182,7 @@ static int run_bench(gs_context *ctx, const cli_bench_args *a, int rank)
             cli_bench_format_ceilings(&rep);
             if (rank == 0) cli_bench_print_header(stdout, &rep);
             st = sweep(ctx, &rep, rank);
+            if (st == GS_OK) st = file_reads(ctx, a, rank);
         }
         summarize(&rep, st, st == GS_OK ? NULL : gs_context_error(ctx));
         if (rank == 0) code = conclude(&rep);

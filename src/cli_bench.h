@@ -11,6 +11,8 @@
 /* What a field prints when there is no number (no check ran, no ceiling). */
 #define CLI_NO_VALUE "-"
 
+#define CLI_BENCH_MAX_READS 8
+
 typedef struct cli_bench_args {
     int64_t min_n, max_n;
     int64_t factor, step;           /* sizes grow by *factor, or by +step when step > 0 */
@@ -26,6 +28,8 @@ typedef struct cli_bench_args {
     gs_config cfg;
     uint64_t seed;
     const char *json_path, *csv_path;
+    const char *reads[CLI_BENCH_MAX_READS]; /* --read: files whose read bandwidth is measured */
+    int n_reads;
     double min_bw;                  /* GB/s per rank; < 0: no bound */
     int help;
 } cli_bench_args;

@@ -14,7 +14,7 @@ void cli_bench_usage(FILE *out)
 "usage: gpuscan bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
 "                     [-c CHECK_ITERS] [-t TYPE|all] [-o OP|all] [--reduce] [--scan]\n"
 "                     [--exclusive] [--resident] [--stream] [-I] [--backend B] [--device N]\n"
-"                     [--seed S] [--json FILE] [--csv FILE] [--min-bw GBPS]\n"
+"                     [--seed S] [--json FILE] [--csv FILE] [--min-bw GBPS] [--read FILE]...\n"
 "\n"
 "Times the collective gs_reduce and gs_scan over a sweep of sizes, as nccl-tests\n"
 "does: no barrier between runs, each run's time the slowest rank's, the median\n"
@@ -49,6 +49,10 @@ void cli_bench_usage(FILE *out)
 "      --json FILE      the header, every row and the footer as one JSON object\n"
 "      --csv FILE       one line per row\n"
 "      --min-bw GBPS    fail when the average GB/s per rank is below GBPS\n"
+"files:\n"
+"      --read FILE      after the sweep, FILE's read bandwidth: -n reads of the whole file\n"
+"                       (.npy or FILE.h5[:/DATASET]) as `gpuscan reduce -i` reads it, each\n"
+"                       rank its shard; up to 8, e.g. the same data as .npy and as .h5\n"
 "\n"
 "Columns: time is the median per run in microseconds; GB/s count bytes read plus\n"
 "written (n x input size, plus n x output size for scans) per rank and over all\n"
@@ -70,7 +74,7 @@ static int parse_bounded(const char *text, int64_t least, int64_t most, int64_t 
 int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t errlen)
 {
     enum { OPT_REDUCE = 256, OPT_SCAN, OPT_EXCLUSIVE, OPT_RESIDENT, OPT_STREAM, OPT_BACKEND,
-           OPT_DEVICE, OPT_SEED, OPT_JSON, OPT_CSV, OPT_MIN_BW };
+           OPT_DEVICE, OPT_SEED, OPT_JSON, OPT_CSV, OPT_MIN_BW, OPT_READ };
     static const struct option options[] = {
         {"minsize", required_argument, 0, 'b'},    {"maxsize", required_argument, 0, 'e'},
         {"stepfactor", required_argument, 0, 'f'}, {"stepsize", required_argument, 0, 'i'},
@@ -83,6 +87,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
         {"device", required_argument, 0, OPT_DEVICE}, {"seed", required_argument, 0, OPT_SEED},
         {"json", required_argument, 0, OPT_JSON},  {"csv", required_argument, 0, OPT_CSV},
         {"min-bw", required_argument, 0, OPT_MIN_BW}, {"help", no_argument, 0, 'h'},
+        {"read", required_argument, 0, OPT_READ},
         {0, 0, 0, 0},
     };
     static const gs_config cfg = GS_CONFIG_INIT;
@@ -185,6 +190,12 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
                 return cli_usage_error(err, errlen, "--min-bw %s: not a bandwidth in GB/s (a number >= 0)", optarg);
             break;
         }
+        case OPT_READ:
+            if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --read '': an empty file name");
+            if (a->n_reads == CLI_BENCH_MAX_READS)
+                return cli_usage_error(err, errlen, "bench: --read %s: at most 8 files", optarg);
+            a->reads[a->n_reads++] = optarg;
+            break;
         case 'h': a->help = 1; return CLI_EXIT_OK;
         case ':': return cli_usage_error(err, errlen, "bench: %s needs a value", argv[optind - 1]);
         default: return cli_usage_error(err, errlen, "bench: unknown option %s", argv[optind - 1]);

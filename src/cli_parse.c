@@ -13,6 +13,7 @@ void cli_print_options(FILE *out)
     fputs(
 "input:\n"
 "  -i, --input FILE     .npy (v1-3, little-endian i4 i8 u4 u8 f4 f8) or raw binary (needs -t)\n"
+"                       or FILE.h5[:/DATASET] (HDF5 builds; without :/DATASET, the file's only one)\n"
 "  -g, --generate N     N generated elements, a function of (seed, index)\n"
 "  -t, --type TYPE      i32 i64 u32 u64 f32 f64, or NumPy's names (float32, f4, <f4 ...)\n"
 "                       (default f32 for -g, the header's for .npy)\n"
@@ -20,7 +21,8 @@ void cli_print_options(FILE *out)
 "operation:\n"
 "  -o, --op OP          sum prod min max (default sum)\n"
 "      --exclusive      exclusive scan (default inclusive)\n"
-"  -O, --output OUT     scan output: .npy when OUT ends in .npy, else raw\n"
+"  -O, --output OUT     scan output: .npy when OUT ends in .npy, OUT.h5[:/DATASET] an HDF5\n"
+"                       dataset (default /data) added to the file, else raw\n"
 "execution:\n"
 "      --backend B      auto cuda cpu (default auto: cuda when every rank has a GPU)\n"
 "      --device N       GPU ordinal (default: node-local rank modulo the GPUs visible)\n"

@@ -163,7 +163,8 @@ GS_API gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind k
 
 /* ---- whole-array runs on files and generated data (collective) ----------- */
 typedef struct gs_source {
-    const char *path;   /* .npy or raw file; NULL: generated data */
+    const char *path;   /* .npy or raw file, or an HDF5 dataset "FILE.h5[:/DATASET]"
+                           (builds with HDF5); NULL: generated data */
     int64_t count;      /* generated elements (path == NULL) */
     uint64_t seed;      /* generator seed */
     gs_type type;       /* element type; for .npy, `type_given` says */
@@ -224,8 +225,9 @@ typedef struct gs_run_options {
 
 GS_API gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
                         const gs_run_options *opt, gs_value *result, gs_report *report);
-/* Writes the scan to `out_path` (.npy when the name ends in ".npy", else raw)
- * through a temporary file renamed only when every rank succeeded. */
+/* Writes the scan to `out_path` (.npy when the name ends in ".npy", an HDF5
+ * dataset for "FILE.h5[:/DATASET]", else raw) through a temporary file
+ * renamed only when every rank succeeded. */
 GS_API gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_kind kind,
                       const char *out_path, const gs_run_options *opt, gs_report *report);
 

@@ -373,3 +373,32 @@ gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result 
     r->gbps_rank = r->gbps_total / ctx->mpi.size;
     return GS_OK;
 }
+
+/* ---- file reads -------------------------------------------------------------- */
+
+gs_status gs_bench_read(gs_context *ctx, const char *path, int iters, gs_bench_read_result *r)
+{
+    memset(r, 0, sizeof *r);
+    gs_status st = iters >= 1 ? GS_OK : gs_fail(ctx, GS_ERR_ARG, "bench: %d read runs (at least 1)", iters);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    double *times = malloc((size_t)iters * sizeof *times);
+    st = times ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "bench: no memory for %d read times", iters);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    const gs_source src = {path, 0, 0, GS_F32, 0};
+    gs_run_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.residency = GS_RESIDENCY_STREAMED;
+    gs_report rep;
+    for (int i = 0; i < iters && st == GS_OK; i++) {
+        gs_value ignored;
+        st = gs_reduce_run(ctx, &src, GS_MAX, &opt, &ignored, &rep);
+        times[i] = rep.phase_max[GS_PHASE_READ];
+    }
+    if (st == GS_OK) {
+        r->bytes = rep.bytes;
+        r->median = sort_and_median(times, iters);
+        r->gbps = r->median > 0 ? (double)r->bytes / r->median / 1e9 : 0;
+    }
+    free(times);
+    return st;
+}

@@ -20,6 +20,7 @@
 #define GS_PIPE_H
 
 #include "gs_backend.h"
+#include "gs_h5.h"
 #include "gs_mpi.h"
 #include "gs_plan.h"
 #include "gs_ring.h"
@@ -27,14 +28,16 @@
 /* Where a pipeline's input comes from and its output goes. */
 typedef enum gs_pipe_io {
     GS_IO_NONE,       /* output only: a reduction writes nothing */
-    GS_IO_FILE,       /* collective MPI-IO at `offset`, the byte of the shard's element 0 */
+    GS_IO_FILE,       /* collective MPI-IO at `offset`, the byte of the shard's element 0;
+                         or, where `h5` is set, HDF5 at that byte of the dataset's flat data */
     GS_IO_HOST,       /* the caller's host memory */
     GS_IO_GENERATE    /* input only: the generator, on the backend that computes */
 } gs_pipe_io;
 
 typedef struct gs_pipe_end {
     gs_pipe_io kind;
-    gs_file *file;          /* FILE */
+    gs_file *file;          /* FILE through MPI-IO */
+    gs_h5 *h5;              /* FILE through HDF5 (file unused) */
     uint64_t offset;        /* FILE */
     void *host;             /* HOST (only read when it is the input) */
     uint64_t seed;          /* GENERATE */

@@ -39,6 +39,7 @@ typedef struct gs_run {
     size_t in_size, out_size;
     int64_t n, start, count;     /* the global count and this rank's shard */
     gs_file *in, *out;           /* input file (NULL: generated), output file */
+    gs_h5 *in_h5, *out_h5;       /* HDF5 datasets in their place (gs_h5.h) */
     uint64_t in_offset, out_offset; /* bytes before element 0 in each file */
     gs_pipe pipe;
     int pipe_open;
@@ -73,15 +74,11 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Open the input file and learn its type, count and data offset: .npy when
- * it starts with NumPy's magic, else raw binary of the type given. */
-static gs_status open_input_file(gs_run *r)
+/* Regular files only: MPI-IO opens a folder and then fails (or hangs) in
+ * the collective read, waits forever for a FIFO's writer, and reads a
+ * device such as /dev/zero as 0 bytes. */
+static gs_status check_input_path(gs_context *ctx, const char *path)
 {
-    gs_context *ctx = r->ctx;
-    const char *path = r->src->path;
-    /* regular files only: MPI-IO opens a folder and then fails (or hangs) in
-     * the collective read, waits forever for a FIFO's writer, and reads a
-     * device such as /dev/zero as 0 bytes */
     struct stat sb;
     gs_status st = GS_OK;
     if (stat(path, &sb) != 0)
@@ -92,8 +89,38 @@ static gs_status open_input_file(gs_run *r)
         st = gs_fail(ctx, GS_ERR_IO, "%s: not a regular file (a device, FIFO or socket); gpuscan reads regular files only", path);
     else if (access(path, R_OK) != 0)   /* MPI-IO's own message would not name the file */
         st = gs_fail(ctx, GS_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
+    return gs_mpi_agree(&ctx->mpi, st);
+}
+
+/* An HDF5 dataset: its type and count from the file. */
+static gs_status open_input_h5(gs_run *r)
+{
+    gs_context *ctx = r->ctx;
+    const char *path = r->src->path;
+    char file[4096];
+    gs_status st = gs_h5_file_part(path, file, sizeof file) ? GS_OK
+                 : gs_fail(ctx, GS_ERR_ARG, "%s: the file name is too long", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(check_input_path(ctx, file));
+    GS_CHECK(gs_h5_open_read(&ctx->mpi, path, &r->in_h5, &r->type, &r->n));
+    if (r->src->type_given && r->src->type != r->type)
+        st = gs_fail(ctx, GS_ERR_ARG, "%s holds %s elements but -t %s was given", path, gs_type_name(r->type),
+                     gs_type_name(r->src->type));
+    r->in_offset = 0;
+    return gs_mpi_agree(&ctx->mpi, st);
+}
+
+/* Open the input file and learn its type, count and data offset: an HDF5
+ * dataset when the name says so (gs_h5.h), .npy when it starts with
+ * NumPy's magic, else raw binary of the type given. */
+static gs_status open_input_file(gs_run *r)
+{
+    gs_context *ctx = r->ctx;
+    const char *path = r->src->path;
+    if (gs_h5_is_path(path)) return open_input_h5(r);
+    GS_CHECK(check_input_path(ctx, path));
     GS_CHECK(gs_mpiio_open_read(&ctx->mpi, path, &r->in));
+    gs_status st = GS_OK;
     uint64_t size = 0;
     GS_CHECK(gs_mpiio_size(&ctx->mpi, r->in, &size));
 
@@ -246,18 +273,20 @@ static void connect_pipe(gs_run *r)
     p->kind = r->kind;
     p->count = r->count;
     p->name = r->src->path ? r->src->path : "generated data";
-    if (r->in) {
+    if (r->in || r->in_h5) {
         p->in.kind = GS_IO_FILE;
         p->in.file = r->in;
+        p->in.h5 = r->in_h5;
         p->in.offset = r->in_offset + (uint64_t)r->start * r->in_size;
     } else {
         p->in.kind = GS_IO_GENERATE;
         p->in.seed = r->src->seed;
         p->in.start = r->start;
     }
-    if (r->out) {
+    if (r->out || r->out_h5) {
         p->out.kind = GS_IO_FILE;
         p->out.file = r->out;
+        p->out.h5 = r->out_h5;
         p->out.offset = r->out_offset + (uint64_t)r->start * r->out_size;
     }
     p->chunk_done = chunk_through;
@@ -373,7 +402,12 @@ static gs_status run_finish(gs_run *r, gs_status st)
         gs_status cs = gs_mpiio_close(&r->ctx->mpi, r->out, st == GS_OK);
         if (st == GS_OK) st = cs;
     }
+    if (r->out_h5) {
+        gs_status cs = gs_h5_close(&r->ctx->mpi, r->out_h5, st == GS_OK);
+        if (st == GS_OK) st = cs;
+    }
     if (r->in) gs_mpiio_close(&r->ctx->mpi, r->in, 0);
+    if (r->in_h5) gs_h5_close(&r->ctx->mpi, r->in_h5, 0);
     return st;
 }
 
@@ -446,6 +480,7 @@ static gs_status open_output(gs_run *r, const char *path)
     else if (r->src->path && (strcmp(path, r->src->path) == 0 || same_file(path, r->src->path)))
         st = gs_fail(ctx, GS_ERR_ARG, "%s: the output would overwrite the input", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    if (gs_h5_is_path(path)) return gs_h5_create(&ctx->mpi, path, r->out_type, r->n, &r->out_h5);
     /* the .npy header, written by rank 0 */
     char header[256];
     size_t len = 0;

@@ -71,6 +71,18 @@ typedef struct gs_bench_result {
  * returns the same status and result. */
 gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result *r);
 
+/* The read bandwidth of an input file, as gs_reduce_run reads it (.npy or
+ * an HDF5 dataset, FILE.h5[:/DATASET]): `iters` streamed reductions (max)
+ * of the whole file, each rank reading its shard; a run's read time is the
+ * slowest rank's read phase. Repeated reads of one file come from the page
+ * cache where it fits there. Collective. */
+typedef struct gs_bench_read_result {
+    uint64_t bytes;       /* the file's data: elements x element size */
+    double median;        /* seconds per read of the whole file, median of the runs */
+    double gbps;          /* bytes / median, all ranks together */
+} gs_bench_read_result;
+gs_status gs_bench_read(gs_context *ctx, const char *path, int iters, gs_bench_read_result *r);
+
 /* ==== the ladder (gs_ladder.c) ====
  * Every kernel variant of the CUDA backend, the classic optimisation steps
  * first and the tuned default last, run side by side on the same
