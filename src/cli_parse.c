@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gs_h5.h"
 
 void cli_print_options(FILE *out)
 {
@@ -191,6 +192,15 @@ static int check_applies(int code, cli_command command, char *err, size_t errlen
     return 0;
 }
 
+/* `report` would overwrite the file that holds `data` (a file, or the file
+ * of an HDF5 dataset path "F.h5:/d"). */
+static int same_data_file(const char *report, const char *data)
+{
+    char file[4096];
+    if (gs_h5_is_path(data) && gs_h5_file_part(data, file, sizeof file)) data = file;
+    return cli_same_file(report, data);
+}
+
 int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err, size_t errlen)
 {
     struct option options[N_CLI_OPTIONS + 1];
@@ -302,11 +312,12 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
         return cli_usage_error(err, errlen, "%s", "give exactly one input: -i FILE or -g N");
     if (a->command == CLI_SCAN && !a->out_path)
         return cli_usage_error(err, errlen, "%s", "scan needs an output file: -O OUT");
-    /* the report must not replace the data it reports on */
+    /* the report must not replace the data it reports on (the file of an
+     * HDF5 dataset path included) */
     if (a->json_path && strcmp(a->json_path, "-") != 0) {
-        if (a->src.path && cli_same_file(a->json_path, a->src.path))
+        if (a->src.path && same_data_file(a->json_path, a->src.path))
             return cli_usage_error(err, errlen, "--json %s: the same file as the input (-i)", a->json_path);
-        if (a->out_path && cli_same_file(a->json_path, a->out_path))
+        if (a->out_path && same_data_file(a->json_path, a->out_path))
             return cli_usage_error(err, errlen, "--json %s: the same file as the output (-O)", a->json_path);
     }
     return CLI_EXIT_OK;

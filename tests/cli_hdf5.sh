@@ -167,6 +167,11 @@ expect_fail "-O a dataset that exists with another type" 2 1 'mine\.h5' 'f64' 'i
     -- scan -i "$data/x_i32.h5:/contig/n31" -O "$outs/mine.h5:/contig/n31" --backend "$be"
 expect_fail "-O a path through a dataset" 2 1 'mine\.h5' '/nd' 'not a group' \
     -- scan -i "$data/x_f64.h5:/contig/n31" -O "$outs/mine.h5:/nd/x" --backend "$be"
+expect_fail "--json the file of the input dataset" 2 2 'mine\.h5' 'same file as the input' \
+    -- reduce -i "$outs/mine.h5:/g1/g2/prefix" --json "$outs/mine.h5" --backend "$be"
+expect_fail "--json the file of the output dataset" 2 2 'mine\.h5' 'same file as the output' \
+    -- scan -i "$data/x_f64.h5:/contig/n1009" -O "$outs/mine.h5:/g1/g2/prefix" --json "$outs/mine.h5" \
+    --backend "$be"
 expect_same "refused outputs: the existing file untouched" "$(cksum <"$outs/mine.h5")" "$sum_before"
 expect_same "refused outputs: no temporary left" "$(ls -A "$outs")" mine.h5
 rm -f "$outs/mine.h5"
