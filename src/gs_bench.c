@@ -255,7 +255,7 @@ static gs_status poison_output(gs_bench *b)
     gs_status st = GS_OK;
     const size_t bytes = (size_t)b->count * b->out_size;
     if (b->on_device) st = gs_be_fill(&b->ctx->be, b->out, 0xff, bytes);
-    else memset(b->out, 0xff, bytes);
+    else if (bytes) memset(b->out, 0xff, bytes);   /* an empty shard has no buffer (NULL) */
     return gs_mpi_agree(&b->ctx->mpi, st);
 }
 
