@@ -37,7 +37,11 @@ void cli_print_options(FILE *out)
 "      --resident       hold the whole shard on the GPU (an error if it does not fit);\n"
 "                       default: resident for scans on several ranks when it fits\n"
 "output:\n"
+"      --exact          f32/f64 sums and prefix sums exact, each result rounded once: the same\n"
+"                       bits on any ranks, chunks, backend (docs/SEMANTICS.md); not with\n"
+"                       float prod; no change for integer sums, min and max\n"
 "      --verify         check every element against an independent reference; exit 1 if wrong\n"
+"                       (with --exact: bit-equality with an exact reference)\n"
 "      --json FILE|-    write the result as one JSON object\n"
 "  -q, --quiet          no human summary, no progress bar\n"
 "\n"
@@ -101,7 +105,7 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo)
 int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err, size_t errlen)
 {
     enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_DEPTH, OPT_STREAM,
-           OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO, OPT_MEM_CAP };
+           OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO, OPT_MEM_CAP, OPT_EXACT };
     static const struct option options[] = {
         {"input", required_argument, 0, 'i'},      {"generate", required_argument, 0, 'g'},
         {"type", required_argument, 0, 't'},       {"op", required_argument, 0, 'o'},
@@ -111,7 +115,7 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
         {"depth", required_argument, 0, OPT_DEPTH},  {"stream", no_argument, 0, OPT_STREAM},
         {"resident", no_argument, 0, OPT_RESIDENT}, {"algo", required_argument, 0, OPT_ALGO},
         {"verify", no_argument, 0, OPT_VERIFY},    {"json", required_argument, 0, OPT_JSON},
-        {"mem-cap", required_argument, 0, OPT_MEM_CAP},
+        {"mem-cap", required_argument, 0, OPT_MEM_CAP}, {"exact", no_argument, 0, OPT_EXACT},
         {"quiet", no_argument, 0, 'q'},            {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},          {0, 0, 0, 0},
     };
@@ -189,6 +193,7 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             break;
         case OPT_ALGO: algo_name = optarg; break;
         case OPT_VERIFY: a->run.verify = 1; break;
+        case OPT_EXACT: a->cfg.exact = 1; break;
         case OPT_JSON:
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "--json '': an empty report path");
             a->json_path = optarg;
@@ -202,7 +207,12 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
     }
     if (optind < argc) return cli_usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
     if (a->command == CLI_NONE) return CLI_EXIT_OK;   /* cli_main.c says which commands there are */
+    if (a->command == CLI_INFO && a->cfg.exact) return cli_usage_error(err, errlen, "%s", "--exact is for reduce and scan");
     if (a->command == CLI_INFO) return algo_name ? cli_usage_error(err, errlen, "%s", "--algo is for reduce and scan") : CLI_EXIT_OK;
+    /* a .npy input's type is known only once it is opened: the library refuses it there */
+    if (a->cfg.exact && a->op == GS_PROD && (has_gen || a->src.type_given) && (a->src.type == GS_F32 || a->src.type == GS_F64))
+        return cli_usage_error(err, errlen, "--exact with -o prod of %s: a product of floats cannot be exact in bounded space "
+                               "(--exact applies to sums)", gs_type_name(a->src.type));
     if (algo_name) {
         const int scan = a->command == CLI_SCAN;
         gs_algo algo;
