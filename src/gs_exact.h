@@ -213,47 +213,32 @@ GS_HD int gs_exact_top_digit(const gs_exact *e, int from)
     return h;
 }
 
-/* The IEEE bits of a normalized state, rounded to nearest even into a
- * binary format of `prec` significand bits (hidden bit included) whose
- * least subnormal is 2^qmin and whose largest biased exponent is max_biased
- * (f64: 53, -1074, 2047). `top` is gs_exact_top_digit's answer. Specials
- * are the caller's. Returns the bits without the sign; *negative the sign.
- *
- * It reads a window of the three digits from `top` down as one signed
- * 128-bit number W, the digits below as f in [0, 1) units of the window
- * (normalized digits are non-negative): value = (W + f) * 2^wb. With
- * |W| >= 2^64 the window holds more bits than the rounding needs, and of f
- * only whether it is zero matters (the sticky bit). */
-GS_HD uint64_t gs_exact_round_bits(const gs_exact *e, int top, int prec, int qmin, int max_biased,
-                                   int *negative)
+/* Rounds (W + f) * 2^(wb + GS_EXACT_LSB_EXP), W a signed 128-bit integer
+ * and f in [0, 1) (below: f != 0), to nearest even into a binary format of
+ * `prec` significand bits (hidden bit included) whose least subnormal is
+ * 2^qmin and whose largest biased exponent is max_biased (f64: 53, -1074,
+ * 2047). Returns 1 with *bits (the IEEE bits without the sign) and
+ * *negative when W decides it: when the result's round bit lies in W, so
+ * that of f only whether it is zero matters (the sticky bit). Returns 0
+ * when it does not (W too short for the value: the caller rounds a wider
+ * window). An exact zero is +0. */
+GS_HD int gs_exact_round_window(gs_i128 w, int below, int wb, int prec, int qmin, int max_biased,
+                                uint64_t *bits, int *negative)
 {
-    *negative = 0;
-    const int64_t fill = e->digit[GS_EXACT_DIGITS - 1] < 0 ? -1 : 0;
-    if (top < 0 && fill == 0) return 0;   /* exact zero: +0 */
-    const int h = top < 0 ? 0 : top;
-    int64_t top_signed = e->digit[h];
-    if (h < GS_EXACT_DIGITS - 1 && fill) top_signed -= (int64_t)1 << 32;
-    const uint64_t d1 = h >= 1 ? (uint64_t)e->digit[h - 1] : 0;
-    const uint64_t d2 = h >= 2 ? (uint64_t)e->digit[h - 2] : 0;
-    const gs_i128 w = (gs_i128)top_signed * ((gs_i128)1 << 64) + (gs_i128)((d1 << 32) | d2);
-    const int wb = 32 * (h - 2);   /* bit index of W's lowest bit; may be negative */
-    int below = 0;                  /* f != 0 */
-    for (int i = h - 3; i >= 0 && !below; i--) below = e->digit[i] != 0;
-
     gs_u128 mag;
-    if (w < 0) {
-        *negative = 1;
-        mag = (gs_u128)(-w) - (below ? 1 : 0);   /* |W + f| = (-W - 1) + (1 - f) */
-    } else {
-        mag = (gs_u128)w;
-    }
+    *bits = 0;
+    *negative = w < 0;
+    if (w < 0) mag = (gs_u128)(-w) - (below ? 1 : 0);   /* |W + f| = (-W - 1) + (1 - f) */
+    else mag = (gs_u128)w;
+    if (mag == 0) return w == 0 && !below;
     const uint64_t mag_hi = (uint64_t)(mag >> 64), mag_lo = (uint64_t)mag;
     const int mb = mag_hi ? 127 - GS_EXACT_CLZ64(mag_hi) : 63 - GS_EXACT_CLZ64(mag_lo);
     /* the exponent of the result's last bit: prec bits from the leading
      * one, but never below the least subnormal */
     int q = wb + mb + GS_EXACT_LSB_EXP - (prec - 1);
     if (q < qmin) q = qmin;
-    const int shift = q - GS_EXACT_LSB_EXP - wb;   /* window bits below the significand: > 0 */
+    const int shift = q - GS_EXACT_LSB_EXP - wb;   /* window bits below the significand */
+    if (shift < 1) return 0;
     uint64_t m;
     int round_bit, sticky;
     if (shift > 128) {
@@ -271,10 +256,39 @@ GS_HD uint64_t gs_exact_round_bits(const gs_exact *e, int top, int prec, int qmi
         m >>= 1;
         q++;
     }
-    if (m < hidden) return m;   /* subnormal (q == qmin), or zero */
     const int64_t biased = (int64_t)q - qmin + 1;
-    if (biased >= max_biased) return (uint64_t)max_biased << (prec - 1);   /* infinity */
-    return ((uint64_t)biased << (prec - 1)) | (m - hidden);
+    if (m < hidden) *bits = m;   /* subnormal (q == qmin), or zero */
+    else if (biased >= max_biased) *bits = (uint64_t)max_biased << (prec - 1);   /* infinity */
+    else *bits = ((uint64_t)biased << (prec - 1)) | (m - hidden);
+    return 1;
+}
+
+/* The IEEE bits of a normalized state, rounded as gs_exact_round_window
+ * says. `top` is gs_exact_top_digit's answer. Specials are the caller's.
+ * Returns the bits without the sign; *negative the sign.
+ *
+ * The window is the three digits from `top` down as one signed 128-bit
+ * number W, the digits below are f in [0, 1) units of the window
+ * (normalized digits are non-negative): value = (W + f) * 2^wb. |W| >= 2^64
+ * (or f = 0, near the bottom), more bits than the rounding needs, so the
+ * window always decides. */
+GS_HD uint64_t gs_exact_round_bits(const gs_exact *e, int top, int prec, int qmin, int max_biased,
+                                   int *negative)
+{
+    *negative = 0;
+    const int64_t fill = e->digit[GS_EXACT_DIGITS - 1] < 0 ? -1 : 0;
+    if (top < 0 && fill == 0) return 0;   /* exact zero: +0 */
+    const int h = top < 0 ? 0 : top;
+    int64_t top_signed = e->digit[h];
+    if (h < GS_EXACT_DIGITS - 1 && fill) top_signed -= (int64_t)1 << 32;
+    const uint64_t d1 = h >= 1 ? (uint64_t)e->digit[h - 1] : 0;
+    const uint64_t d2 = h >= 2 ? (uint64_t)e->digit[h - 2] : 0;
+    const gs_i128 w = (gs_i128)top_signed * ((gs_i128)1 << 64) + (gs_i128)((d1 << 32) | d2);
+    int below = 0;
+    for (int i = h - 3; i >= 0 && !below; i--) below = e->digit[i] != 0;
+    uint64_t bits;
+    gs_exact_round_window(w, below, 32 * (h - 2), prec, qmin, max_biased, &bits, negative);
+    return bits;
 }
 
 /* NaN, or +-inf by the rules, or 0 when the value is finite. */

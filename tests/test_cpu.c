@@ -1081,6 +1081,105 @@ static void test_exact_cpu_kernels(void)
     free(yf);
 }
 
+/* The CPU exact scan's rounding window and each of its fallbacks, against
+ * element-by-element gs_exact_add and the full rounding: runs of low-range
+ * data (the window), then an element far above it (re-opened higher) and
+ * small ones below it, its cancellation back down (the window too short:
+ * full rounding), ties broken only by a sticky bit far below the window,
+ * borrows through it (1 - 2^-300), sums crossing zero, exact zeros,
+ * subnormal sums and overflow to infinity and back; repeated past a batch
+ * of 2^20 elements. Plus hand-computed prefixes of the ties. */
+static int64_t fill_window_cases(double *x, int64_t n)
+{
+    static const double special_runs[] = {
+        1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53,   /* 1, 1 (tie: even), 1 + 2^-52, 1, 1 */
+        -2.0, -0x1p-53, -0x1p-300,                      /* -1, -1, -(1 + 2^-52) */
+        1.0, 0x1p-300, -1.0, -0x1p-300,                 /* exact: 2^-300 rounds from below the window, then +0 */
+        0x1p70, 0.25, 0x1p-20, -0x1p70,                 /* far above the window, small ones below it, cancelled */
+        0x1p-1074, 0x1p-1070, -0x1p-1073,               /* subnormal sums */
+        0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, /* inf, then DBL_MAX */
+        -0x1.fffffffffffffp1023, 0.0, -0.0, 0.0,
+    };
+    const int64_t nspecial = (int64_t)(sizeof special_runs / sizeof special_runs[0]);
+    int64_t i = 0;
+    while (i < n) {
+        for (int64_t k = 0; k < 997 && i < n; k++, i++) {   /* low range, both signs near zero sums */
+            const double u = (double)rand() / RAND_MAX;
+            x[i] = (i / 997) % 3 == 2 ? u - 0.5 : u;
+        }
+        for (int64_t k = 0; k < nspecial && i < n; k++, i++) x[i] = special_runs[k];
+        if (i < n) x[i++] = -0x1p-300 * (rand() % 7);   /* below the window, borrowing */
+    }
+    return i;
+}
+
+static void test_exact_scan_window(void)
+{
+    srand(11);
+    const int64_t n = ((int64_t)1 << 20) + 4099;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    float *xf = malloc((size_t)n * sizeof *xf), *yf = malloc((size_t)n * sizeof *yf);
+    CU_ASSERT_FATAL(x && y && xf && yf);
+    fill_window_cases(x, n);
+    for (int64_t i = 0; i < n; i++) {
+        /* the same shapes in f32's range: 2^-53 -> 2^-24, 2^-300 -> 2^-100, ... */
+        const double v = x[i], a = fabs(v);
+        xf[i] = a == 0x1p-53 ? copysignf(0x1p-24f, (float)v) : a == 0x1p-300 ? copysignf(0x1p-100f, (float)v)
+              : a == 0x1p70 ? copysignf(0x1p40f, (float)v) : a >= 0x1p-1074 && a <= 0x1p-1070 ? copysignf(0x1p-149f, (float)v)
+              : a > 0x1p1000 ? copysignf(FLT_MAX, (float)v) : (float)v;
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        gs_exact carry, ref;
+        gs_exact_clear(&carry);
+        gs_exact_clear(&ref);
+        gs_exact_add_f64(&carry, -0x1p-600);   /* a carry-in far below everything */
+        gs_exact_add_f64(&ref, -0x1p-600);
+        gs_cpu_scan_exact(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, y, n, &carry);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
+            gs_exact_add_f64(&ref, x[i]);
+            if (!kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
+        }
+        CU_ASSERT_EQUAL(wrong, 0);
+        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(&ref)));
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        gs_exact carry, ref;
+        gs_exact_clear(&carry);
+        gs_exact_clear(&ref);
+        gs_cpu_scan_exact(GS_F32, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, xf, yf, n, &carry);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            float want = gs_exact_round_f32(&ref);
+            if (kind) wrong += memcmp(&yf[i], &want, sizeof want) != 0;
+            gs_exact_add_f32(&ref, xf[i]);
+            want = gs_exact_round_f32(&ref);
+            if (!kind) wrong += memcmp(&yf[i], &want, sizeof want) != 0;
+        }
+        CU_ASSERT_EQUAL(wrong, 0);
+    }
+    /* by hand: the ties and the sticky bit far below */
+    static const double tie_in[] = {1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53, -2.0,
+                                    -0x1p-53, -0x1p-300, 1.0, 0x1p-300, 0x1p-53, -0x1p-300};
+    static const double tie_want[] = {1.0, 1.0, 1.0 + 0x1p-52, 1.0, 1.0, -1.0,
+                                      -1.0, -1.0 - 0x1p-52, -0x1p-53, -0x1p-53, 0.0, -0x1p-300};
+    double tie_out[12];
+    gs_exact carry;
+    gs_exact_clear(&carry);
+    gs_cpu_scan_exact(GS_F64, GS_INCLUSIVE, tie_in, tie_out, 12, &carry);
+    for (int i = 0; i < 12; i++) {
+        if (!same_bits(tie_out[i], tie_want[i])) {
+            CU_FAIL("hand-computed exact prefix");
+            printf("prefix %d: got %a want %a\n", i, tie_out[i], tie_want[i]);
+        }
+    }
+    free(x);
+    free(y);
+    free(xf);
+    free(yf);
+}
+
 static int register_suites(void)
 {
     if (gs_test_rank() == 0) printf("gs_cpu_threads() = %d by default\n", gs_cpu_threads());
@@ -1113,6 +1212,7 @@ static int register_suites(void)
         {"exact hand-computed cases", test_exact_known},
         {"exact past the normalization threshold", test_exact_many_adds},
         {"exact CPU kernels vs element by element", test_exact_cpu_kernels},
+        {"exact CPU scan window and its fallbacks", test_exact_scan_window},
     };
     return add_suite("cpu: exact sums (gs_exact.h)", exact_tests, (int)(sizeof exact_tests / sizeof exact_tests[0])) ||
            add_suite("cpu: random data vs reference", random_tests,
