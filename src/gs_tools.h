@@ -54,6 +54,8 @@ typedef struct gs_bench_case {
     uint64_t seed;        /* the input is the generated array of this seed (never zeros) */
     int plant_wrong;      /* test-only: plant one wrong element (or a wrong reduction
                              result) on rank 0 before every check, so that r->wrong > 0 */
+    int exact;            /* 1: the exact path (gs_config.exact) for this case, checked
+                             bit for bit against the exact reference; f32/f64 sums only */
 } gs_bench_case;
 
 typedef struct gs_bench_result {
