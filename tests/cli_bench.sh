@@ -162,6 +162,22 @@ if bench_reports "bench --exact -t f32 -o all: one exact row, after the sum" 1 5
     expect_same "bench --exact -t f32 -o all: the ops in order, exact or not" \
         "$(awk '$1 ~ /^[0-9]+$/ { printf "%s-%s ", $4, $NF }' "$gs_tmp/stdout")" "sum-no sum-yes prod-no min-no max-no "
 fi
+# ladder --exact: the exact row after cub (GPU only), a usage error without a float sum
+expect_fail "ladder --exact without a float sum" 1 2 'exact' 'f32/f64 sums' -- ladder --exact -t i32,u64 -o all
+if expect_ok "ladder --help" 0 ladder --help; then
+    gs_check "ladder --help mentions --exact" grep -q -e '--exact' "$gs_tmp/stdout"
+fi
+if [ "$be" = cuda ]; then
+    # the CUDA backend has exact kernels when a tiny --exact run takes it
+    if run_np 1 reduce -g 100 -t f32 --exact --backend cuda -q; then
+        if expect_ok "ladder --exact -t f32,f64 --scan" 1 ladder --exact -t f32,f64 -o sum --scan -g 1048583 -n 2 -w 1; then
+            expect_same "ladder --exact: an exact row per case, nothing wrong" \
+                "$(awk '$1 == "exact" { print $NF }' "$gs_tmp/stdout" | tr '\n' ' ')" "0 0 "
+        fi
+    else
+        expect_fail "ladder --exact without exact CUDA kernels" 1 1 'no exact kernels' -- ladder --exact -t f32 -g 1Mi -n 1 -w 0
+    fi
+fi
 # the exact rows' check is bit for bit: a planted wrong element or result is caught
 export GS_BENCH_CORRUPT=1
 for np in 1 2; do
