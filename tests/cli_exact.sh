@@ -67,37 +67,52 @@ flush_checks() {
     rm -f "$outs"/* "$manifest"
 }
 
+# Each data class of each type once as a reduction and once as a scan,
+# the ranks (1 to 4), sizes, chunk sizes and depths, streamed or resident
+# spread over them; the scan kinds swap between f32 and f64, so that every
+# class meets both. 65537 elements on 1 rank take 2 OpenMP threads.
 for t in f32 f64; do
+    inc=inclusive exc=exclusive
+    [ "$t" = f32 ] || { inc=exclusive exc=inclusive; }
     for d in uniform normal range cancel subnormal overflow ties special; do
-        for s in 1 31 65537; do
-            do_reduce 3 "${d}_${t}_$s.npy"
-            do_scan 3 "${d}_${t}_$s.npy" inclusive
-        done
-        do_scan 2 "${d}_${t}_997.npy" exclusive --chunk 61 --depth 3
-        do_scan 1 "${d}_${t}_65537.npy" inclusive --chunk 1000 --stream
-        do_reduce 4 "${d}_${t}_65537.npy" --chunk 4099
-        flush_checks
+        base=${d}_${t}
+        case $d in
+        uniform)   do_reduce 3 "${base}_65537.npy"
+                   do_scan 1 "${base}_65537.npy" "$inc" --resident ;;
+        normal)    do_reduce 4 "${base}_997.npy" --chunk 61
+                   do_scan 2 "${base}_65537.npy" "$exc" --stream --chunk 1000 ;;
+        range)     do_reduce 1 "${base}_65537.npy"
+                   do_scan 4 "${base}_65537.npy" "$inc" --stream --chunk 4099 --depth 2 ;;
+        cancel)    do_reduce 2 "${base}_65537.npy" --chunk 4099
+                   do_scan 3 "${base}_65537.npy" "$exc" --chunk 1000 --depth 3 ;;
+        subnormal) do_reduce 3 "${base}_31.npy"
+                   do_scan 4 "${base}_997.npy" "$inc" --chunk 61 --depth 3 ;;
+        overflow)  do_reduce 4 "${base}_65537.npy" --stream --chunk 997
+                   do_scan 1 "${base}_997.npy" "$exc" --chunk 1 ;;
+        ties)      do_reduce 2 "${base}_997.npy"
+                   do_scan 3 "${base}_65537.npy" "$inc" --resident ;;
+        special)   do_reduce 1 "${base}_31.npy"
+                   do_scan 2 "${base}_997.npy" "$exc" ;;
+        esac
     done
+    # 0, 1 and 2 elements, fewer than the ranks
     do_reduce 4 "uniform_${t}_0.npy"
-    do_scan 4 "uniform_${t}_0.npy" inclusive
-    do_reduce 4 "range_${t}_2.npy"
-    do_scan 4 "range_${t}_2.npy" exclusive
-    for np in 1 2 3 4; do
-        do_reduce "$np" "range_${t}_300007.npy" --chunk 7919
-        do_scan "$np" "range_${t}_300007.npy" inclusive --resident
-        do_scan "$np" "cancel_${t}_300007.npy" exclusive --stream --chunk 65536 --depth 2
-    done
-    do_scan 3 "normal_${t}_300007.npy" inclusive --chunk 1
+    do_scan 4 "uniform_${t}_0.npy" "$inc"
+    do_reduce 2 "cancel_${t}_1.npy"
+    do_scan 3 "special_${t}_1.npy" "$exc"
+    do_scan 4 "range_${t}_2.npy" "$exc"
+    do_scan 3 "cancel_${t}_31.npy" "$inc" --chunk 7
     flush_checks
 done
 
 # the same bits whatever the layout: ranks, chunks, streamed or resident
-for np in 1 2 4; do
-    for layout in "--stream --chunk 997" "--resident" "--chunk 1"; do
-        # shellcheck disable=SC2086
-        run_np "$np" scan -g 5003 -t f64 --seed "$seed" --exact -O "$outs/g_${np}_$(echo $layout | tr -cd 'a-z0-9').bin" \
-            --backend "$be" $layout -q
-    done
+for layout in "1 --resident" "2 --stream --chunk 997" "4 --chunk 1" "3 --stream --chunk 61 --depth 3" "4 --resident"; do
+    # shellcheck disable=SC2086  # NP and the options
+    set -- $layout
+    np=$1
+    shift
+    run_np "$np" scan -g 5003 -t f64 --seed "$seed" --exact -O "$outs/g_${np}_$(echo "$@" | tr -cd 'a-z0-9').bin" \
+        --backend "$be" "$@" -q
 done
 first=
 for f in "$outs"/g_*.bin; do
