@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "gs_exact.h"
 #include "gs_rules.h"
 #include "gs_status.h"
 
@@ -51,6 +52,12 @@ gs_status gs_mpi_allreduce_acc(gs_mpi *m, gs_type type, gs_op op, gs_acc *acc);
  * (gs_acc_scan_carry) of all lower ranks, the identity on rank 0. */
 gs_status gs_mpi_exscan_carry(gs_mpi *m, gs_type type, gs_op op, gs_acc local,
                               gs_acc *offset);
+
+/* --exact: the exact sum of every rank's state, in place, on every rank
+ * (a user-defined op on the gs_exact's bytes). */
+gs_status gs_mpi_allreduce_exact(gs_mpi *m, gs_exact *acc);
+/* --exact: the exact sum of the states of all lower ranks (zero on rank 0). */
+gs_status gs_mpi_exscan_exact(gs_mpi *m, const gs_exact *local, gs_exact *offset);
 
 /* min/avg/max over ranks of `count` doubles (for phase timings). */
 gs_status gs_mpi_stats(gs_mpi *m, const double *mine, int count, double *min,

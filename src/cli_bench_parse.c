@@ -14,7 +14,8 @@ void cli_bench_usage(FILE *out)
 "usage: gpuscan bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
 "                     [-c CHECK_ITERS] [-t TYPE|all] [-o OP|all] [--reduce] [--scan]\n"
 "                     [--exclusive] [--resident] [--stream] [-I] [--backend B] [--device N]\n"
-"                     [--seed S] [--json FILE] [--csv FILE] [--min-bw GBPS] [--read FILE]...\n"
+"                     [--exact] [--seed S] [--json FILE] [--csv FILE] [--min-bw GBPS]\n"
+"                     [--read FILE]...\n"
 "\n"
 "Times the collective gs_reduce and gs_scan over a sweep of sizes, as nccl-tests\n"
 "does: no barrier between runs, each run's time the slowest rank's, the median\n"
@@ -40,6 +41,8 @@ void cli_bench_usage(FILE *out)
 "      --exclusive      exclusive scans (default inclusive)\n"
 "      --resident       data on the backend: GPU memory, or host memory on the CPU backend (default)\n"
 "      --stream         data in pinned host memory, streamed through the GPU; with --resident, both\n"
+"      --exact          after each f32/f64 sum row, the same case on the exact path (--exact of\n"
+"                       reduce and scan), checked bit for bit; its rows say yes under exact\n"
 "execution:\n"
 "      --backend B      auto cuda cpu (default auto)\n"
 "      --device N       GPU ordinal (default: the only GPU visible, else node-local rank modulo count)\n"
@@ -74,7 +77,7 @@ static int parse_bounded(const char *text, int64_t least, int64_t most, int64_t 
 int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t errlen)
 {
     enum { OPT_REDUCE = 256, OPT_SCAN, OPT_EXCLUSIVE, OPT_RESIDENT, OPT_STREAM, OPT_BACKEND,
-           OPT_DEVICE, OPT_SEED, OPT_JSON, OPT_CSV, OPT_MIN_BW, OPT_READ };
+           OPT_DEVICE, OPT_SEED, OPT_JSON, OPT_CSV, OPT_MIN_BW, OPT_READ, OPT_EXACT };
     static const struct option options[] = {
         {"minsize", required_argument, 0, 'b'},    {"maxsize", required_argument, 0, 'e'},
         {"stepfactor", required_argument, 0, 'f'}, {"stepsize", required_argument, 0, 'i'},
@@ -87,7 +90,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
         {"device", required_argument, 0, OPT_DEVICE}, {"seed", required_argument, 0, OPT_SEED},
         {"json", required_argument, 0, OPT_JSON},  {"csv", required_argument, 0, OPT_CSV},
         {"min-bw", required_argument, 0, OPT_MIN_BW}, {"help", no_argument, 0, 'h'},
-        {"read", required_argument, 0, OPT_READ},
+        {"read", required_argument, 0, OPT_READ},  {"exact", no_argument, 0, OPT_EXACT},
         {0, 0, 0, 0},
     };
     static const gs_config cfg = GS_CONFIG_INIT;
@@ -156,6 +159,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
                 return cli_usage_error(err, errlen, "-o %s: unknown operation (sum prod min max all)", optarg);
             break;
         case 'I': a->extra_columns = 1; break;
+        case OPT_EXACT: a->exact = 1; break;
         case OPT_REDUCE: a->reduce = 1; break;
         case OPT_SCAN: a->scan = 1; break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
@@ -212,5 +216,21 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
         return cli_usage_error(err, errlen, "%s", "bench: --exclusive is for scans, not with --reduce alone");
     if (!a->reduce && !a->scan) a->reduce = a->scan = 1;
     if (!a->resident && !a->streamed) a->resident = 1;
+    if (a->exact && cli_bench_exact_cases(a) == 0)
+        return cli_usage_error(err, errlen, "%s", "bench --exact: no f32 or f64 sum among the cases "
+                               "(exact rows are f32/f64 sums: -t f32, f64 or all with -o sum or all)");
     return CLI_EXIT_OK;
+}
+
+int cli_bench_exact_row(const cli_bench_args *a, gs_type type, gs_op op)
+{
+    return a->exact && (type == GS_F32 || type == GS_F64) && op == GS_SUM;
+}
+
+int cli_bench_exact_cases(const cli_bench_args *a)
+{
+    int count = 0;
+    for (int t = 0; t < a->n_types; t++)
+        for (int o = 0; o < a->n_ops; o++) count += cli_bench_exact_row(a, a->types[t], a->ops[o]);
+    return count;
 }

@@ -41,7 +41,11 @@ void cli_print_options(FILE *out)
 "      --resident       hold the whole shard on the GPU (an error if it does not fit);\n"
 "                       default: resident for scans on several ranks when it fits\n"
 "output:\n"
+"      --exact          f32/f64 sums and prefix sums exact, each result rounded once: the same\n"
+"                       bits on any ranks, chunks, backend (docs/SEMANTICS.md); not with\n"
+"                       float prod; no change for integer sums, min and max\n"
 "      --verify         check every element against an independent reference; exit 1 if wrong\n"
+"                       (with --exact: bit-equality with an exact reference)\n"
 "      --json FILE|-    write the result as one JSON object\n"
 "  -q, --quiet          no human summary, no progress bar\n"
 "      --progress       rank 0's progress bar on stderr even where it is no terminal\n"
@@ -124,7 +128,7 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo)
 }
 
 enum { OPT_SEED = 256, OPT_EXCLUSIVE, OPT_BACKEND, OPT_DEVICE, OPT_CHUNK, OPT_DEPTH, OPT_STREAM,
-       OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO, OPT_MEM_CAP, OPT_PROGRESS, OPT_NO_PROGRESS };
+       OPT_RESIDENT, OPT_VERIFY, OPT_JSON, OPT_ALGO, OPT_MEM_CAP, OPT_PROGRESS, OPT_NO_PROGRESS, OPT_EXACT };
 
 /* The commands an option is for, as bits of (1 << cli_command). */
 #define FOR_REDUCE (1u << CLI_REDUCE)
@@ -153,6 +157,7 @@ static const struct cli_option {
     {"chunk", required_argument, OPT_CHUNK, FOR_RUNS},
     {"depth", required_argument, OPT_DEPTH, FOR_RUNS},
     {"mem-cap", required_argument, OPT_MEM_CAP, FOR_RUNS},
+    {"exact", no_argument, OPT_EXACT, FOR_RUNS},
     {"algo", required_argument, OPT_ALGO, FOR_RUNS},
     {"stream", no_argument, OPT_STREAM, FOR_RUNS},
     {"resident", no_argument, OPT_RESIDENT, FOR_RUNS},
@@ -282,6 +287,7 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             break;
         case OPT_ALGO: algo_name = optarg; break;
         case OPT_VERIFY: a->run.verify = 1; break;
+        case OPT_EXACT: a->cfg.exact = 1; break;
         case OPT_JSON:
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "--json '': an empty report path");
             a->json_path = optarg;
@@ -298,6 +304,10 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
     if (optind < argc) return cli_usage_error(err, errlen, "unexpected argument '%s'", argv[optind]);
     if (a->command == CLI_NONE) return CLI_EXIT_OK;   /* cli_main.c says which commands there are */
     if (a->command == CLI_INFO) return CLI_EXIT_OK;
+    /* a .npy input's type is known only once it is opened: the library refuses it there */
+    if (a->cfg.exact && a->op == GS_PROD && (has_gen || a->src.type_given) && (a->src.type == GS_F32 || a->src.type == GS_F64))
+        return cli_usage_error(err, errlen, "--exact with -o prod of %s: a product of floats cannot be exact in bounded space "
+                               "(--exact applies to sums)", gs_type_name(a->src.type));
     if (algo_name) {
         const int scan = a->command == CLI_SCAN;
         gs_algo algo;

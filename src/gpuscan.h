@@ -115,10 +115,13 @@ typedef struct gs_config {
                                  a teaching variant of the CUDA backend (`gpuscan ladder
                                  --list`); the string is copied */
     const char *scan_kernel;  /* likewise for scans */
+    int exact;                /* 1: f32/f64 sums and prefix sums exact, rounded once
+                                 (docs/SEMANTICS.md); float products then fail with
+                                 GS_ERR_ARG; nothing else changes (since version 3) */
 } gs_config;
 
-#define GS_CONFIG_VERSION 2
-#define GS_CONFIG_INIT { sizeof(gs_config), GS_CONFIG_VERSION, GS_BACKEND_AUTO, -1, 0, NULL, NULL }
+#define GS_CONFIG_VERSION 3
+#define GS_CONFIG_INIT { sizeof(gs_config), GS_CONFIG_VERSION, GS_BACKEND_AUTO, -1, 0, NULL, NULL, 0 }
 GS_API void gs_config_init(gs_config *cfg);
 
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
