@@ -375,13 +375,37 @@ template <> struct gs_exact_scan_traits<float> {
     static constexpr int vec = 4, vecs = 8;
     static constexpr double rel = 0x1p-45;
     static constexpr double carry_rel = 0x1p-52;   /* |C - RN(C)| <= 2^-53 |RN(C)| */
+    static constexpr int exact_bits = 53;
 };
 template <> struct gs_exact_scan_traits<double> {
     using A = gs_dd;
     static constexpr int vec = 2, vecs = 8;
     static constexpr double rel = 0x1p-90;
     static constexpr double carry_rel = 0x1p-104;  /* |C - hi - lo| <= 2^-106 |hi| */
+    static constexpr int exact_bits = 100;
 };
+
+/* The exponent of the lowest set bit of x (finite; a large value for 0):
+ * x is a multiple of 2^that. When every term and the carry are multiples
+ * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
+ * arithmetic is exact: fp64 sums of such values need no rounding, and a
+ * double-double's lo collects errors that stay below 2^(q + 53). Data on a
+ * grid (the generator's k * 2^-24 and k * 2^-53, integers) then needs no
+ * bound at all, which also decides exact ties. */
+GS_DEV int gs_low_bit(float x)
+{
+    const uint32_t b = __float_as_uint(x);
+    const int biased = (int)((b >> 23) & 0xff);
+    const uint32_t m = (b & 0x7fffff) | (biased ? 0x800000u : 0);
+    return m ? (biased ? biased : 1) - 150 + __ffs((int)m) - 1 : INT32_MAX / 2;
+}
+GS_DEV int gs_low_bit(double x)
+{
+    const uint64_t b = (uint64_t)__double_as_longlong(x);
+    const int biased = (int)((b >> 52) & 0x7ff);
+    const uint64_t m = (b & 0xfffffffffffffull) | (biased ? 0x10000000000000ull : 0);
+    return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
+}
 
 /* 1 when every value within `bound` of f + d (d: the exact offset from f,
  * positive away from zero) rounds to f: it stays short of the midpoint
@@ -394,7 +418,7 @@ GS_DEV bool gs_exact_decided(double away, double bound, double ulp, bool power_o
 }
 
 /* RN(v) in f32 when the exact value lies within `bound` of v and that
- * decides it; else `ok` is cleared. */
+ * decides it (bound 0: v is exact); else `ok` is cleared. */
 GS_DEV float gs_exact_round_checked(double v, double bound, bool &ok)
 {
     const float f = __double2float_rn(v);
@@ -402,10 +426,9 @@ GS_DEV float gs_exact_round_checked(double v, double bound, bool &ok)
     const uint32_t fb = __float_as_uint(f);
     const int biased = (int)((fb >> 23) & 0xff);
     const double ulp = __longlong_as_double((int64_t)((biased ? biased : 1) - 150 + 1023) << 52);
-    bool good = biased != 0xff && gs_exact_decided((fb >> 31) ? -d : d, bound, ulp, (fb & 0x7fffff) == 0);
-    if (f == 0.0f) good = bound == 0.0;   /* exact: v is the prefix, which is 0 (+0) */
-    ok = ok && good;
-    return f == 0.0f && v == 0.0 ? 0.0f : f;
+    if (bound == 0.0) return v == 0.0 ? 0.0f : f;   /* v is the prefix: f is its rounding (+0 for 0) */
+    ok = ok && f != 0.0f && biased != 0xff && gs_exact_decided((fb >> 31) ? -d : d, bound, ulp, (fb & 0x7fffff) == 0);
+    return f;
 }
 
 /* The same in f64 for a double-double v. */
@@ -417,10 +440,9 @@ GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
     const int biased = (int)((hb >> 52) & 0x7ff);
     const double ulp = biased ? __longlong_as_double((int64_t)(hb & 0x7ff0000000000000ull)) * 0x1p-52
                               : __longlong_as_double(1);
-    bool good = biased != 0x7ff && gs_exact_decided((hb >> 63) ? -l : l, bound, ulp, (hb & 0xfffffffffffffull) == 0);
-    if (h == 0.0) good = bound == 0.0;
-    ok = ok && good;
-    return h == 0.0 ? 0.0 : h;
+    if (bound == 0.0) return h == 0.0 ? 0.0 : h;   /* exact: h is the rounding of hi + lo */
+    ok = ok && h != 0.0 && biased != 0x7ff && gs_exact_decided((hb >> 63) ? -l : l, bound, ulp, (hb & 0xfffffffffffffull) == 0);
+    return h;
 }
 
 template <class T> struct gs_exact_scan_args {
@@ -439,6 +461,8 @@ struct gs_exact_scan_shared {
     gs_exact carry;            /* exact: the prefix before element exact_upto */
     int64_t exact_upto;
     double hi, lo, err;        /* the fast path's carry: |prefix - (hi + lo)| <= err */
+    int low;                   /* with err == 0: the carry is a multiple of 2^low */
+    int warp_low[GS_EXACT_WARPS];
     bool all_slow;             /* the carry holds a special value or is beyond fp64 */
     gs_dd warp_total[GS_EXACT_WARPS];
     double warp_abs[GS_EXACT_WARPS];
@@ -476,19 +500,26 @@ template <class T> __device__ __noinline__ void gs_exact_carry_approx(gs_exact_s
     using X = gs_exact_scan_traits<T>;
     const double hi = gs_exact_round_f64_from(&s->carry, GS_EXACT_DIGITS - 1);
     double lo = 0.0;
-    if constexpr (sizeof(T) == 8) {
-        if (isfinite(hi)) {
-            gs_exact rest = s->carry;
-            uint64_t m;
-            int bit, negative;
-            gs_exact_decode_f64(-hi, &m, &bit, &negative);
-            if (m) gs_exact_add_carried(&rest, m, bit, negative);
+    bool exact = false;
+    if (isfinite(hi) && s->carry.special == 0) {
+        /* rest = C - hi (- lo): zero when hi (+ lo) is C exactly */
+        gs_exact rest = s->carry;
+        uint64_t m;
+        int bit, negative;
+        gs_exact_decode_f64(-hi, &m, &bit, &negative);
+        if (m) gs_exact_add_carried(&rest, m, bit, negative);
+        if constexpr (sizeof(T) == 8) {
             lo = gs_exact_round_f64_from(&rest, GS_EXACT_DIGITS - 1);
+            gs_exact_decode_f64(-lo, &m, &bit, &negative);
+            if (m) gs_exact_add_carried(&rest, m, bit, negative);
         }
+        exact = gs_exact_top_digit(&rest, GS_EXACT_DIGITS - 1) < 0 && rest.digit[GS_EXACT_DIGITS - 1] == 0;
     }
     s->hi = hi;
     s->lo = lo;
-    s->err = __dmul_ru(fabs(hi), X::carry_rel);
+    s->err = exact ? 0.0 : __dmul_ru(fabs(hi), X::carry_rel);
+    const int low_hi = gs_low_bit(hi), low_lo = gs_low_bit(lo);
+    s->low = low_hi < low_lo ? low_hi : low_lo;
     s->all_slow = s->carry.special != 0 || !isfinite(hi);
 }
 
@@ -608,6 +639,7 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
             else return s.hi;
         }();
         const double carry_err = s.err;
+        const int carry_low = s.low;
         bool ok = !s.all_slow;
 
         T x[VECS][VEC];
@@ -630,6 +662,7 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
         /* vector sums, scanned across the lanes; |x| for the bound */
         A v[VECS];
         double abs_sum = 0.0;
+        int low = INT32_MAX / 2;
 #pragma unroll
         for (int j = 0; j < VECS; j++) {
             v[j] = gs_acc_zero<A>();
@@ -637,6 +670,8 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
             for (int k = 0; k < VEC; k++) {
                 v[j] = gs_dd_add(v[j], (double)x[j][k]);
                 abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+                const int l = gs_low_bit(x[j][k]);
+                low = l < low ? l : low;
             }
         }
 #pragma unroll
@@ -650,8 +685,13 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
 #pragma unroll
         for (int j = 0; j < VECS; j++) warp_total = gs_dd_add(warp_total, gs_shfl_idx(v[j], 31));
 #pragma unroll
-        for (int m = 16; m > 0; m >>= 1) abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+        for (int m = 16; m > 0; m >>= 1) {
+            abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+            const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
+            low = l < low ? l : low;
+        }
         if (lane == 0) {
+            s.warp_low[warp] = low;
             if constexpr (sizeof(T) == 8) s.warp_total[warp] = warp_total;
             else s.warp_total[warp] = gs_dd{warp_total, 0.0};
             s.warp_abs[warp] = abs_sum;
@@ -661,15 +701,22 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
         /* every thread forms the same bound and sub-tile total */
         double magnitude = gs_acc_abs(carry);
         A segment = carry, sub_total = carry;
+        int sub_low = carry_low;
         for (int w = 0; w < GS_EXACT_WARPS; w++) {
             magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
+            sub_low = s.warp_low[w] < sub_low ? s.warp_low[w] : sub_low;
             A t;
             if constexpr (sizeof(T) == 8) t = s.warp_total[w];
             else t = s.warp_total[w].hi;
             if (w < warp) segment = gs_dd_add(segment, t);
             sub_total = gs_dd_add(sub_total, t);
         }
-        const double path_err = __dmul_ru(magnitude, X::rel);
+        /* exact arithmetic needs no bound (see gs_low_bit) */
+        const int limit = sub_low + X::exact_bits;   /* the partial sums' exact range: 2^limit */
+        const bool exact = carry_err == 0.0 &&
+                           (limit > 1023 ? isfinite(magnitude)
+                                         : magnitude < __longlong_as_double((int64_t)(limit + 1023) << 52));
+        const double path_err = exact ? 0.0 : __dmul_ru(magnitude, X::rel);
         const double bound = __dadd_ru(carry_err, path_err);
 
         /* out of place, the outputs replace the inputs in registers */
@@ -719,7 +766,8 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
                 } else {
                     s.hi = sub_total;
                 }
-                s.err = __dadd_ru(carry_err, path_err);
+                s.err = bound;
+                s.low = sub_low;
             }
         } else {
             /* the exact carry catches up with the sub-tiles the fast path did:
