@@ -207,7 +207,7 @@ gs_run_study() {
 }
 
 # gs_scaling_table POINTS_CSV: one row per (study, series, ranks), series
-# being kind-type-op-mode, sorted, with
+# being kind-type-op-mode (and -exact for the bench's exact rows), sorted, with
 #   strong: efficiency = P0 T0 / (P T)    weak: efficiency = T0 / T
 #   speedup = P x efficiency (ideal: P)
 # where P0, T0 are the series' smallest rank count and its median time.
@@ -215,7 +215,10 @@ gs_scaling_table() {
     echo "study,series,ranks,elements,time_us,gbps_rank,gbps_total,ceiling_pct,wrong,speedup,efficiency"
     awk -F, -v OFS=, '
         FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        function series() { return $col["kind"] "-" $col["type"] "-" $col["op"] "-" $col["mode"] }
+        function series() {
+            return $col["kind"] "-" $col["type"] "-" $col["op"] "-" $col["mode"] \
+                   (("exact" in col) && $col["exact"] == "yes" ? "-exact" : "")
+        }
         NR == FNR {
             key = $col["study"] SUBSEP series()
             if (!(key in p0) || $col["ranks"] + 0 < p0[key]) { p0[key] = $col["ranks"] + 0; t0[key] = $col["time_us"] }

@@ -90,4 +90,15 @@ else
     expect_same "scaling_local.sh as a user says nothing of root" "$(grep -c 'as root' "$gs_tmp/stderr")" 0
 fi
 
+# the scaling table keeps the bench's exact rows a series of their own
+printf '%s\n' study,kind,type,op,mode,ranks,elements,time_us,gbps_rank,gbps_total,ceiling_pct,wrong,exact \
+    strong,reduce,f32,sum,resident,1,100,10,1,1,1,0,no strong,reduce,f32,sum,resident,1,100,30,1,1,1,0,yes \
+    strong,reduce,f32,sum,resident,2,100,5,1,1,1,0,no strong,reduce,f32,sum,resident,2,100,15,1,1,1,0,yes \
+    >"$gs_tmp/points.csv"
+# shellcheck source=jobs/scaling_lib.sh
+(. "$jobs/scaling_lib.sh" && gs_scaling_table "$gs_tmp/points.csv") >"$gs_tmp/table.csv"
+expect_same "scaling table: exact rows are their own series, 2x on 2 ranks" \
+    "$(grep -c -e '^strong,reduce-f32-sum-resident,2,.*,2.0000,1.0000$' \
+               -e '^strong,reduce-f32-sum-resident-exact,2,.*,2.0000,1.0000$' "$gs_tmp/table.csv")" 2
+
 gs_summary
