@@ -34,7 +34,7 @@
 /* a + sign * m * 2^sh for 0 <= sh <= 63, the shift in 64-bit halves and
  * both signs computed (what compilers make of a 128-bit variable shift and
  * a branch-free negation is slower). */
-static inline gs_i128 gs_cpu_exact_add_shifted(gs_i128 a, uint64_t m, int sh, int negative)
+static inline gs_i128 add_shifted(gs_i128 a, uint64_t m, int sh, int negative)
 {
     const gs_u128 v = (gs_u128)((m >> 1) >> (63 - sh)) << 64 | (m << sh);
     const gs_u128 plus = (gs_u128)a + v, minus = (gs_u128)a - v;
@@ -102,7 +102,7 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
                 special |= gs_exact_decode_##T(x[i], &m, &bit, &negative);                   \
                 const int sh = bit - wbit;                                                   \
                 if ((unsigned)sh <= GS_CPU_EXACT_SUM_SHIFT) {                                \
-                    a = gs_cpu_exact_add_shifted(a, m, sh, negative);                        \
+                    a = add_shifted(a, m, sh, negative);                                     \
                 } else if (m) {                                                              \
                     s.a = a;                                                                 \
                     sum_miss(&s, acc, m, bit, negative);                                     \
@@ -238,7 +238,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
  *
  * scan_exact_T(in, out, lo, hi, carry, inclusive): the scan of in[lo..hi)
  * from the exact *carry, which it leaves normalized after hi. */
-#define GS_CPU_EXACT_SCAN(T, ctype, utype, prec, qmin, max_biased, E_MIN, E_MAX)              \
+#define GS_CPU_EXACT_SCAN(T, ctype, utype, prec, qmin, max_biased, E_MIN, E_MAX)             \
     static ctype round_slow_##T(struct scan_window *win)                                     \
     {                                                                                        \
         if (win->e.special) /* NaN or an infinity: the digits do not matter */               \
@@ -269,7 +269,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
         return 1;                                                                            \
     }                                                                                        \
                                                                                              \
-    /* in[lo..hi) (at most a batch) through the window; `inclusive` is a                 \
+    /* in[lo..hi) (at most a batch) through the window; `inclusive` is a                     \
      * constant where it is inlined. */                                                      \
     static inline __attribute__((always_inline)) void scan_batch_##T(                        \
         struct scan_window *win, const ctype *x, ctype *y, int64_t lo, int64_t hi,           \
@@ -289,7 +289,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
             if (sp)                                                                          \
                 special |= sp;                                                               \
             else if ((unsigned)sh <= GS_CPU_EXACT_SCAN_SHIFT)                                \
-                a = gs_cpu_exact_add_shifted(a, m, sh, negative);                            \
+                a = add_shifted(a, m, sh, negative);                                         \
             else if (m)                                                                      \
                 GS_CPU_EXACT_SLOW(scan_add_exact(win, m, bit, negative));                    \
             if (inclusive && (special || !round_fast_##T(a, wbit, below, &y[i])))            \
@@ -305,7 +305,8 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
         struct scan_window win;                                                              \
         scan_open(&win, carry);                                                              \
         for (int64_t b = lo; b < hi; b += GS_CPU_EXACT_SCAN_BATCH) {                         \
-            const int64_t end = hi - b < GS_CPU_EXACT_SCAN_BATCH ? hi : b + GS_CPU_EXACT_SCAN_BATCH; \
+            int64_t end = hi;                                                                \
+            if (hi - b > GS_CPU_EXACT_SCAN_BATCH) end = b + GS_CPU_EXACT_SCAN_BATCH;         \
             if (b > lo) scan_reopen(&win);                                                   \
             if (inclusive) scan_batch_##T(&win, in, out, b, end, 1);                         \
             else scan_batch_##T(&win, in, out, b, end, 0);                                   \

@@ -183,9 +183,9 @@ export GS_BENCH_CORRUPT=1
 for np in 1 2; do
     # shellcheck disable=SC2086  # $quick is several options
     expect_fail "GS_BENCH_CORRUPT=1 bench --exact on $np rank(s) fails" "$np" 1 'wrong' -- \
-        bench $quick -b 3000 -t f64 --exact --exclusive
-    expect_same "GS_BENCH_CORRUPT=1 bench --exact on $np rank(s): #wrong is 1 in each exact row" \
-        "$(awk '$1 ~ /^[0-9]+$/ && $NF == "yes" { n++; w[$(NF - 1)] } END { for (x in w) printf "%s/%d", x, n }' "$gs_tmp/stdout")" "1/2"
+        bench $quick -b 3000 -t f64 --exact --exclusive --resident --stream
+    expect_same "GS_BENCH_CORRUPT=1 bench --exact on $np rank(s): #wrong is 1 in each exact row, resident and streamed" \
+        "$(awk '$1 ~ /^[0-9]+$/ && $NF == "yes" { n++; w[$(NF - 1)] } END { for (x in w) printf "%s/%d", x, n }' "$gs_tmp/stdout")" "1/4"
 done
 unset GS_BENCH_CORRUPT
 
