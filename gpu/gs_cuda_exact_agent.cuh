@@ -261,8 +261,8 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, 
         }
         return;
     }
-    /* normalized digits are below 2^32: a grid's worth added to a
-     * normalized *acc cannot overflow */
+    /* normalized digits are below 2^32, *acc's below 2^62 + 2^32 (pending
+     * at most GS_EXACT_PENDING_MAX): a grid's worth more cannot overflow */
     for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
         if (b.sum.digit[d])
             atomicAdd(reinterpret_cast<unsigned long long *>(&acc->digit[d]), (unsigned long long)b.sum.digit[d]);
