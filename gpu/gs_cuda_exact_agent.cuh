@@ -74,7 +74,6 @@ GS_DEV gs_dd gs_dd_add(gs_dd a, double x)
     return r;
 }
 GS_DEV double gs_dd_add(double a, double b) { return __dadd_rn(a, b); }
-GS_DEV double gs_acc_abs(double a) { return fabs(a); }
 GS_DEV double gs_acc_abs(gs_dd a) { return __dadd_ru(fabs(a.hi), fabs(a.lo)); }
 template <class A> GS_DEV A gs_acc_zero()
 {
@@ -261,8 +260,8 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, 
         }
         return;
     }
-    /* normalized digits are below 2^32: a grid's worth added to a
-     * normalized *acc cannot overflow */
+    /* normalized digits are below 2^32, *acc's below 2^62 + 2^32 (pending
+     * at most GS_EXACT_PENDING_MAX): a grid's worth more cannot overflow */
     for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
         if (b.sum.digit[d])
             atomicAdd(reinterpret_cast<unsigned long long *>(&acc->digit[d]), (unsigned long long)b.sum.digit[d]);
@@ -362,20 +361,17 @@ gs_exact_prefix_kernel(gs_exact *tiles, int64_t count, gs_exact *carry)
 
 /* ---- pass 3: every element rounded ---------------------------------------------- */
 
-/* The fast path's numbers per element type: A the running sum (fp64 for
- * f32, double-double for f64), the sub-tile's shape, and REL, a bound on
- * the path's error relative to the largest sum it forms: fewer than 64
- * roundings lie on any element's path (vector, lanes, rows, warps,
- * elements), each of at most 2^-53 of a partial sum (fp64), or of 2^-53 of
- * an error term (double-double's lo); twice that for the bound's own
- * roundings. */
+/* The fast path's numbers per element type: A the running sum (fp64 on a
+ * grid for f32, see gs_grid; double-double for f64), the sub-tile's shape,
+ * and for f64 REL, a bound on the path's error relative to the largest sum
+ * it forms: fewer than 64 roundings lie on any element's path (vector,
+ * lanes, rows, warps, elements), each of at most 2^-53 of an error term
+ * (double-double's lo); twice that for the bound's own roundings. */
 template <class T> struct gs_exact_scan_traits;
 template <> struct gs_exact_scan_traits<float> {
     using A = double;
     static constexpr int vec = 4, vecs = 8;
-    static constexpr double rel = 0x1p-45;
     static constexpr double carry_rel = 0x1p-52;   /* |C - RN(C)| <= 2^-53 |RN(C)| */
-    static constexpr int exact_bits = 53;
 };
 template <> struct gs_exact_scan_traits<double> {
     using A = gs_dd;
@@ -388,23 +384,40 @@ template <> struct gs_exact_scan_traits<double> {
 /* The exponent of the lowest set bit of x (finite; a large value for 0):
  * x is a multiple of 2^that. When every term and the carry are multiples
  * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
- * arithmetic is exact: fp64 sums of such values need no rounding, and a
- * double-double's lo collects errors that stay below 2^(q + 53). Data on a
- * grid (the generator's k * 2^-24 and k * 2^-53, integers) then needs no
- * bound at all, which also decides exact ties. */
-GS_DEV int gs_low_bit(float x)
-{
-    const uint32_t b = __float_as_uint(x);
-    const int biased = (int)((b >> 23) & 0xff);
-    const uint32_t m = (b & 0x7fffff) | (biased ? 0x800000u : 0);
-    return m ? (biased ? biased : 1) - 150 + __ffs((int)m) - 1 : INT32_MAX / 2;
-}
+ * arithmetic is exact: a double-double's lo collects errors that stay
+ * below 2^(q + 53). Data on a grid (the generator's k * 2^-53, integers)
+ * then needs no bound at all, which also decides exact ties. */
 GS_DEV int gs_low_bit(double x)
 {
     const uint64_t b = (uint64_t)__double_as_longlong(x);
     const int biased = (int)((b >> 52) & 0x7ff);
     const uint64_t m = (b & 0xfffffffffffffull) | (biased ? 0x10000000000000ull : 0);
     return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
+}
+
+/* The f32 fast path's grid: sums of the carry and the terms run on
+ * multiples of 2^q, each moved onto the grid (by at most 2^(q-1)), with
+ * q = floor(log2 M) - 51 for M >= |carry| + the sub-tile's sum of |x|.
+ * Every partial sum is then a multiple of 2^q below M + 8193 * 2^(q-1) <
+ * 2^(q+53): exact in fp64. The only error is what the grid rounded off:
+ * nothing for most data (it takes terms 2^51 times below M to lose bits),
+ * so the bound stays tiny instead of growing with M from sub-tile to
+ * sub-tile as a bound on fp64 roundings does. */
+struct gs_grid {
+    double step = 1.0, inv = 1.0;   /* 2^q, 2^-q */
+
+    /* x * 2^-q is exact (|x| < 2^(q+52), or rounds to 0 anyway) */
+    GS_DEV double round(double x) const { return __dmul_rn(rint(__dmul_rn(x, inv)), step); }
+};
+GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
+{
+    int e = magnitude > 0.0 ? ilogb(magnitude) : -150;
+    e = e < -150 ? -150 : e;   /* f32 sums are multiples of 2^-149 */
+    const int q = e - 51;
+    gs_grid g;
+    g.step = __longlong_as_double((int64_t)(q + 1023) << 52);
+    g.inv = __longlong_as_double((int64_t)(1023 - q) << 52);
+    return g;
 }
 
 /* 1 when every value within `bound` of f + d (d: the exact offset from f,
@@ -466,6 +479,7 @@ struct gs_exact_scan_shared {
     bool all_slow;             /* the carry holds a special value or is beyond fp64 */
     gs_dd warp_total[GS_EXACT_WARPS];
     double warp_abs[GS_EXACT_WARPS];
+    double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
     int64_t warp_scan[GS_EXACT_WARPS];
 };
 
@@ -659,7 +673,37 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
                 }
         }
 
-        /* vector sums, scanned across the lanes; |x| for the bound */
+        /* f32: the sums run from the carry and terms on a grid (gs_grid),
+         * found from the block's sum of |x| first; f64: from the carry and
+         * the elements themselves */
+        constexpr bool GRID = sizeof(T) == 4;
+        gs_grid grid;
+        A start = carry;
+        double start_off_grid = 0.0;
+        if constexpr (GRID) {
+            double abs_sum = 0.0;
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+            if (lane == 0) s.warp_abs[warp] = abs_sum;
+            __syncthreads();
+            double magnitude = fabs(carry);
+            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
+            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
+            else ok = false;   /* a special value or an overflow: the exact path */
+            start = grid.round(carry);
+            start_off_grid = fabs(__dadd_rn(carry, -start));   /* exact */
+        }
+        const auto term = [&](T xv) -> double {
+            if constexpr (GRID) return grid.round((double)xv);
+            else return (double)xv;
+        };
+
+        /* vector sums, scanned across the lanes; f32: |x - term| for the
+         * bound; f64: |x| and the lowest bit for the bound */
         A v[VECS];
         double abs_sum = 0.0;
         int low = INT32_MAX / 2;
@@ -668,10 +712,15 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
             v[j] = gs_acc_zero<A>();
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                v[j] = gs_dd_add(v[j], (double)x[j][k]);
-                abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
-                const int l = gs_low_bit(x[j][k]);
-                low = l < low ? l : low;
+                const double t = term(x[j][k]);
+                v[j] = gs_dd_add(v[j], t);
+                if constexpr (GRID) {
+                    abs_sum = __dadd_ru(abs_sum, fabs(__dadd_rn((double)x[j][k], -t)));
+                } else {
+                    abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+                    const int l = gs_low_bit(x[j][k]);
+                    low = l < low ? l : low;
+                }
             }
         }
 #pragma unroll
@@ -691,33 +740,47 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
             low = l < low ? l : low;
         }
         if (lane == 0) {
-            s.warp_low[warp] = low;
-            if constexpr (sizeof(T) == 8) s.warp_total[warp] = warp_total;
-            else s.warp_total[warp] = gs_dd{warp_total, 0.0};
-            s.warp_abs[warp] = abs_sum;
+            if constexpr (sizeof(T) == 8) {
+                s.warp_total[warp] = warp_total;
+                s.warp_abs[warp] = abs_sum;
+                s.warp_low[warp] = low;
+            } else {
+                s.warp_total[warp] = gs_dd{warp_total, 0.0};
+                s.warp_off_grid[warp] = abs_sum;
+            }
         }
         __syncthreads();
 
         /* every thread forms the same bound and sub-tile total */
-        double magnitude = gs_acc_abs(carry);
-        A segment = carry, sub_total = carry;
+        A segment = start, sub_total = start;
         int sub_low = carry_low;
         for (int w = 0; w < GS_EXACT_WARPS; w++) {
-            magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
-            sub_low = s.warp_low[w] < sub_low ? s.warp_low[w] : sub_low;
             A t;
             if constexpr (sizeof(T) == 8) t = s.warp_total[w];
             else t = s.warp_total[w].hi;
             if (w < warp) segment = gs_dd_add(segment, t);
             sub_total = gs_dd_add(sub_total, t);
         }
-        /* exact arithmetic needs no bound (see gs_low_bit) */
-        const int limit = sub_low + X::exact_bits;   /* the partial sums' exact range: 2^limit */
-        const bool exact = carry_err == 0.0 &&
-                           (limit > 1023 ? isfinite(magnitude)
-                                         : magnitude < __longlong_as_double((int64_t)(limit + 1023) << 52));
-        const double path_err = exact ? 0.0 : __dmul_ru(magnitude, X::rel);
-        const double bound = __dadd_ru(carry_err, path_err);
+        double bound;
+        if constexpr (GRID) {
+            /* the grid's sums are exact: the error is the carry's and what
+             * the grid rounded off */
+            bound = __dadd_ru(carry_err, start_off_grid);
+            for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s.warp_off_grid[w]);
+        } else {
+            double magnitude = gs_acc_abs(carry);
+            for (int w = 0; w < GS_EXACT_WARPS; w++) {
+                magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
+                sub_low = s.warp_low[w] < sub_low ? s.warp_low[w] : sub_low;
+            }
+            /* exact arithmetic needs no bound (see gs_low_bit) */
+            const int limit = sub_low + X::exact_bits;   /* the partial sums' exact range: 2^limit */
+            const bool exact = carry_err == 0.0 &&
+                               (limit > 1023 ? isfinite(magnitude)
+                                             : magnitude < __longlong_as_double((int64_t)(limit + 1023) << 52));
+            const double path_err = exact ? 0.0 : __dmul_ru(magnitude, X::rel);
+            bound = __dadd_ru(carry_err, path_err);
+        }
 
         /* out of place, the outputs replace the inputs in registers */
         T y_[VECS][VEC];
@@ -729,7 +792,7 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
             segment = gs_dd_add(segment, gs_shfl_idx(v[j], 31));
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                const A next = gs_dd_add(running, (double)x[j][k]);
+                const A next = gs_dd_add(running, term(x[j][k]));
                 y[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, ok);
                 running = next;
             }

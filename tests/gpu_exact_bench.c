@@ -138,17 +138,21 @@ int main(int argc, char **argv)
            "plain GB/s", "exact GB/s", "ratio", "exact result", "plain result");
 
     void *host = malloc((size_t)n * 8);
-    void *d_in, *d_out, *d_scratch;
+    /* one allocation each: gs_acc holds an __int128 (16-byte aligned), which
+     * a gs_exact (568 bytes) in front of it would misalign */
+    void *d_in, *d_out, *d_state, *d_acc, *d_overflow;
     CHECK(gs_cuda_malloc(gpu, &d_in, (size_t)n * 8));
     CHECK(gs_cuda_malloc(gpu, &d_out, (size_t)n * 8));
-    CHECK(gs_cuda_malloc(gpu, &d_scratch, sizeof(gs_exact) + sizeof(gs_acc) + 16));
+    CHECK(gs_cuda_malloc(gpu, &d_state, sizeof(gs_exact)));
+    CHECK(gs_cuda_malloc(gpu, &d_acc, sizeof(gs_acc)));
+    CHECK(gs_cuda_malloc(gpu, &d_overflow, sizeof(uint32_t)));
     if (!host) {
         fprintf(stderr, "gpu_exact_bench: out of host memory\n");
         return 1;
     }
-    gs_exact *state = d_scratch;
-    gs_acc *acc = (gs_acc *)((char *)d_scratch + sizeof(gs_exact));
-    uint32_t *overflow = (uint32_t *)((char *)acc + sizeof(gs_acc));
+    gs_exact *state = d_state;
+    gs_acc *acc = d_acc;
+    uint32_t *overflow = d_overflow;
 
     const gs_type types[] = {GS_F32, GS_F64};
     for (int t = 0; t < 2; t++)
@@ -180,7 +184,9 @@ int main(int argc, char **argv)
         }
     gs_cuda_free(gpu, d_in);
     gs_cuda_free(gpu, d_out);
-    gs_cuda_free(gpu, d_scratch);
+    gs_cuda_free(gpu, d_state);
+    gs_cuda_free(gpu, d_acc);
+    gs_cuda_free(gpu, d_overflow);
     free(host);
     gs_cuda_close(gpu);
     return 0;
