@@ -5,8 +5,8 @@
 #   sh SRCDIR/tests/gpu_sanitize.sh [BUILDDIR]     (BUILDDIR: default .)
 #
 # Runs tests/test_cuda and gpuscan reduce/scan runs (several types, ops and
-# kernels; sizes 1, 1000003 and 2^20+7; resident and streamed in several
-# chunks) under each tool of GS_SAN_TOOLS (default: memcheck racecheck
+# kernels, --exact sums included; sizes 1, 1000003 and 2^20+7; resident and
+# streamed in several chunks) under each tool of GS_SAN_TOOLS (default: memcheck racecheck
 # synccheck initcheck). Prints one PASS/FAIL line per tool and exits 1 if any
 # run failed, had a sanitizer error or ran past GS_SAN_TIMEOUT seconds (120);
 # the logs of failed runs stay in the folder it names. Exit 77 without a
@@ -64,6 +64,10 @@ scan -g $n -t f64 -o sum --algo hillis-steele --stream --chunk 65536 -O $out.npy
 scan -g $n -t i64 -o prod --algo reduce-then-scan --resident -O $out.npy
 scan -g $n -t u64 -o min --algo multi-kernel --exclusive --stream --chunk 65536 -O $out.npy
 scan -g $n -t f32 -o sum --algo cub --stream --chunk 65536 --verify -O $out.npy
+reduce -g $n -t f32 -o sum --exact --stream --chunk 65536
+reduce -g $n -t f64 -o sum --exact --resident
+scan -g $n -t f32 -o sum --exact --resident -O $out.npy
+scan -g $n -t f64 -o sum --exact --exclusive --stream --chunk 65536 -O $out.npy
 EOF
     done
 }
