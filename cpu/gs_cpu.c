@@ -59,13 +59,6 @@
 /* Strands a thread scans at once. */
 #define GS_CPU_STRANDS 4
 
-/* OpenMP directives, which vanish in a serial build (one thread, no
- * unknown-pragma warnings). */
-#ifdef _OPENMP
-#define GS_CPU_OMP(directive) _Pragma(#directive)
-#else
-#define GS_CPU_OMP(directive)
-#endif
 
 /* The element-wise step of each op, on any arithmetic type. min and max are
  * gs_fmin and gs_fmax written for any type (NaN propagates; for integers
@@ -144,7 +137,7 @@ int gs_cpu_threads(void)
 }
 
 /* This thread's index in its team, and the team's size. */
-static int thread_index(void)
+int gs_cpu_thread_index(void)
 {
 #ifdef _OPENMP
     return omp_get_thread_num();
@@ -153,7 +146,7 @@ static int thread_index(void)
 #endif
 }
 
-static int team_threads(void)
+int gs_cpu_team_threads(void)
 {
 #ifdef _OPENMP
     return omp_get_num_threads();
@@ -163,7 +156,7 @@ static int team_threads(void)
 }
 
 /* Threads worth starting for n elements. */
-static int team_size(int64_t n)
+int gs_cpu_team_size(int64_t n)
 {
     const int64_t useful = n / GS_CPU_MIN_PER_THREAD;
     const int most = gs_cpu_threads();
@@ -172,7 +165,7 @@ static int team_size(int64_t n)
 
 /* Block `part` of `parts` near-equal blocks of [lo, hi), starting on
  * multiples of GS_CPU_ALIGN elements from lo. */
-static void split_range(int64_t lo, int64_t hi, int parts, int part, int64_t *first, int64_t *end)
+void gs_cpu_split_range(int64_t lo, int64_t hi, int parts, int part, int64_t *first, int64_t *end)
 {
     const int64_t n = hi - lo;
     const int64_t units = n / GS_CPU_ALIGN + (n % GS_CPU_ALIGN != 0);
@@ -190,11 +183,11 @@ static gs_acc reduce_parallel(gs_type type, gs_op op, const void *in, int64_t n,
     int team = 1;
     GS_CPU_OMP(omp parallel num_threads(threads))
     {
-        const int t = thread_index();
+        const int t = gs_cpu_thread_index();
         int64_t lo, hi;
-        split_range(0, n, team_threads(), t, &lo, &hi);
+        gs_cpu_split_range(0, n, gs_cpu_team_threads(), t, &lo, &hi);
         partial[t] = reduce(in, lo, hi);
-        if (t == 0) team = team_threads();
+        if (t == 0) team = gs_cpu_team_threads();
     }
     gs_acc total = partial[0];
     for (int t = 1; t < team; t++) total = gs_acc_combine(type, op, total, partial[t]);
@@ -212,11 +205,11 @@ static gs_acc scan_blocked(gs_type type, gs_op op, int inclusive, const void *in
     int overflowed = 0;
     GS_CPU_OMP(omp parallel num_threads(threads) reduction(| : overflowed))
     {
-        const int team = team_threads(), t = thread_index();
+        const int team = gs_cpu_team_threads(), t = gs_cpu_thread_index();
         int64_t block_lo, block_hi, lo[GS_CPU_STRANDS], hi[GS_CPU_STRANDS];
-        split_range(0, n, team, t, &block_lo, &block_hi);
+        gs_cpu_split_range(0, n, team, t, &block_lo, &block_hi);
         for (int j = 0; j < GS_CPU_STRANDS; j++) {
-            split_range(block_lo, block_hi, GS_CPU_STRANDS, j, &lo[j], &hi[j]);
+            gs_cpu_split_range(block_lo, block_hi, GS_CPU_STRANDS, j, &lo[j], &hi[j]);
             total[t * GS_CPU_STRANDS + j] = gs_acc_scan_carry(type, op, k->total(in, lo[j], hi[j]));
         }
         GS_CPU_OMP(omp barrier)
@@ -234,7 +227,7 @@ static gs_acc scan_blocked(gs_type type, gs_op op, int inclusive, const void *in
 
 gs_acc gs_cpu_reduce(gs_type type, gs_op op, const void *in, int64_t n)
 {
-    const int threads = team_size(n);
+    const int threads = gs_cpu_team_size(n);
     if (threads > 1) return reduce_parallel(type, op, in, n, threads);
     return kernel_table[type][op].reduce(in, 0, n);
 }
@@ -246,7 +239,7 @@ void gs_cpu_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in, void
     int overflowed = 0;
     gs_acc carry;
     if (n >= GS_CPU_MIN_PER_THREAD)
-        carry = scan_blocked(type, op, inclusive, in, out, n, carry_in, &overflowed, team_size(n));
+        carry = scan_blocked(type, op, inclusive, in, out, n, carry_in, &overflowed, gs_cpu_team_size(n));
     else
         carry = kernel_table[type][op].scan(in, out, 0, n, carry_in, inclusive, &overflowed);
     if (carry_out) *carry_out = carry;
@@ -256,10 +249,10 @@ void gs_cpu_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in, void
 void gs_cpu_generate(gs_type type, uint64_t seed, int64_t start, int64_t n, void *out)
 {
     const generate_fn generate = generate_table[type];
-    GS_CPU_OMP(omp parallel num_threads(team_size(n)))
+    GS_CPU_OMP(omp parallel num_threads(gs_cpu_team_size(n)))
     {
         int64_t lo, hi;
-        split_range(0, n, team_threads(), thread_index(), &lo, &hi);
+        gs_cpu_split_range(0, n, gs_cpu_team_threads(), gs_cpu_thread_index(), &lo, &hi);
         generate(seed, start, out, lo, hi);
     }
 }

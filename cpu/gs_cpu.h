@@ -6,7 +6,16 @@
 #ifndef GS_CPU_H
 #define GS_CPU_H
 
+#include "gs_exact.h"
 #include "gs_rules.h"
+
+/* OpenMP directives, which vanish in a serial build (one thread, no
+ * unknown-pragma warnings). */
+#ifdef _OPENMP
+#define GS_CPU_OMP(directive) _Pragma(#directive)
+#else
+#define GS_CPU_OMP(directive)
+#endif
 
 /* The reduction partial of in[0..n) (the identity when n == 0). */
 gs_acc gs_cpu_reduce(gs_type type, gs_op op, const void *in, int64_t n);
@@ -20,6 +29,15 @@ gs_acc gs_cpu_reduce(gs_type type, gs_op op, const void *in, int64_t n);
 void gs_cpu_scan(gs_type type, gs_op op, gs_scan_kind kind, const void *in, void *out,
                  int64_t n, gs_acc carry_in, gs_acc *carry_out, int *overflow);
 
+/* --exact (gs_exact.h), type f32 or f64: *acc += the exact sum of in[0..n). */
+void gs_cpu_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc);
+
+/* --exact scan: out[i] = the exact *carry + in[0] + ... + in[i] (exclusive:
+ * up to in[i-1]) rounded to nearest even in the element type, then *carry
+ * += the exact sum of in[0..n). in == out is allowed. */
+void gs_cpu_scan_exact(gs_type type, gs_scan_kind kind, const void *in, void *out, int64_t n,
+                       gs_exact *carry);
+
 /* Fill out[0..n) with elements [start, start+n) of the generated array. */
 void gs_cpu_generate(gs_type type, uint64_t seed, int64_t start, int64_t n, void *out);
 
@@ -30,6 +48,15 @@ void gs_cpu_copy(void *dst, const void *src, size_t bytes);
 /* Threads the backend uses (1 without OpenMP): the calling thread's
  * OpenMP setting (omp_get_max_threads), which gs_cpu_set_team sizes. */
 int gs_cpu_threads(void);
+
+/* The thread team of the kernels (gs_cpu.c): threads worth starting for n
+ * elements; inside a parallel region, this thread's index and the team's
+ * size; block `part` of `parts` near-equal blocks of [lo, hi), aligned so
+ * that no two threads write the same cache line. */
+int gs_cpu_team_size(int64_t n);
+int gs_cpu_thread_index(void);
+int gs_cpu_team_threads(void);
+void gs_cpu_split_range(int64_t lo, int64_t hi, int parts, int part, int64_t *first, int64_t *end);
 
 /* ---- threads per rank (gs_cpu_threads.c) ---- */
 

@@ -127,6 +127,21 @@ static gs_status cpu_scan_async(void *impl, gs_type type, gs_op op, gs_scan_kind
     return GS_OK;
 }
 
+static gs_status cpu_reduce_exact_async(void *impl, gs_type type, const void *in, int64_t n, gs_exact *acc)
+{
+    (void)impl;
+    gs_cpu_reduce_exact(type, in, n, acc);
+    return GS_OK;
+}
+
+static gs_status cpu_scan_exact_async(void *impl, gs_type type, gs_scan_kind kind, const void *in, void *out,
+                                      int64_t n, gs_exact *carry)
+{
+    (void)impl;
+    gs_cpu_scan_exact(type, kind, in, out, n, carry);
+    return GS_OK;
+}
+
 static gs_status cpu_reduce(void *impl, gs_type type, gs_op op, const void *in, int64_t n, gs_acc *partial)
 {
     (void)impl;
@@ -246,6 +261,8 @@ static const gs_backend_ops cpu_ops = {
     .fill = cpu_fill,
     .reduce_async = cpu_reduce_async,
     .scan_async = cpu_scan_async,
+    .reduce_exact_async = cpu_reduce_exact_async,
+    .scan_exact_async = cpu_scan_exact_async,
     .reduce = cpu_reduce,
     .scan = cpu_scan,
     .generate = cpu_generate,

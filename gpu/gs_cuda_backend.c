@@ -12,6 +12,7 @@
 #include "gs_backend.h"
 #include "gs_cuda.h"
 #include "gs_cuda_ceiling.h"
+#include "gs_cuda_exact.h"
 
 /* Share of the free device memory a run's buffers may take: the rest
  * stays for the CUDA context's own growth and other ranks' handles. */
@@ -86,6 +87,17 @@ static gs_status cuda_scan_async(void *g, gs_type type, gs_op op, gs_scan_kind k
                                  void *out, int64_t n, gs_acc *carry, uint32_t *overflow)
 {
     return gs_cuda_scan_async(g, type, op, kind, in, out, n, carry, overflow);
+}
+
+static gs_status cuda_reduce_exact_async(void *g, gs_type type, const void *in, int64_t n, gs_exact *acc)
+{
+    return gs_cuda_reduce_exact_async(g, type, in, n, acc);
+}
+
+static gs_status cuda_scan_exact_async(void *g, gs_type type, gs_scan_kind kind, const void *in, void *out,
+                                       int64_t n, gs_exact *carry)
+{
+    return gs_cuda_scan_exact_async(g, type, kind, in, out, n, carry);
 }
 
 static gs_status cuda_reduce(void *g, gs_type type, gs_op op, const void *in, int64_t n, gs_acc *partial)
@@ -177,6 +189,8 @@ static const gs_backend_ops cuda_ops = {
     .fill = cuda_fill,
     .reduce_async = cuda_reduce_async,
     .scan_async = cuda_scan_async,
+    .reduce_exact_async = cuda_reduce_exact_async,
+    .scan_exact_async = cuda_scan_exact_async,
     .reduce = cuda_reduce,
     .scan = cuda_scan,
     .generate = cuda_generate,

@@ -181,6 +181,7 @@ void gs_cuda_close(gs_cuda *g)
     cudaFree(g->d_tiles);
     cudaFree(g->d_partials);
     cudaFree(g->d_variant_work);
+    cudaFree(g->d_exact_tiles);
     cudaFree(g->d_scalars);
     cudaFreeHost(g->h_scalars);
     if (g->stream) cudaStreamDestroy(g->stream);

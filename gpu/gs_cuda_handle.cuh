@@ -45,6 +45,8 @@ struct gs_cuda {
     gs_algo reduce_algo, scan_algo;    /* the kernels gs_cuda_reduce* and gs_cuda_scan* run */
     void *d_variant_work;              /* scratch of the variants (gs_cuda_variant.cu) */
     size_t variant_work_bytes;
+    void *d_exact_tiles;               /* the exact scan's tile states (gs_cuda_exact.cu) */
+    size_t exact_tiles_bytes;
     char error[512];
 };
 

@@ -8,7 +8,11 @@ set -euo pipefail
 gpuscan=${GPUSCAN:-./gpuscan}
 mpirun=${MPIRUN:-mpirun}
 # Open MPI refuses to run as root unless told; containers often are root
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+if [ "$(id -u)" -eq 0 ]; then
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    echo "note: running as root: OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set" \
+        "so that mpirun starts (docs/TROUBLESHOOTING.md)" >&2
+fi
 export OMPI_MCA_rmaps_base_oversubscribe=1
 if nvidia-smi -L >/dev/null 2>&1; then n=${1:-2Gi}; else n=${1:-64Mi}; fi
 out=$(mktemp -d)/scan.npy

@@ -13,6 +13,9 @@
 #                leaves it. gpuscan works either way; this lets a study show it.
 #   MPIRUN       the mpirun command (LAUNCHER local or mpirun)
 #   MPIRUN_ARGS, SRUN_ARGS  extra launcher options, split on spaces
+#   GPUS_PER_TASK, GPU_BIND  srun's --gpus-per-task and --gpu-bind for every
+#                run (LAUNCHER srun; unset: SLURM's defaults), e.g.
+#                GPUS_PER_TASK=1 GPU_BIND=closest
 #
 # The results folder gets:
 #   logs/STUDY-npP.txt  what each bench run printed
@@ -87,7 +90,10 @@ gs_launch() {
             read -ra extra <<<"${SRUN_ARGS:-}"
             # srun does not pass the job's --cpus-per-task on to its steps (SLURM >= 22.05)
             GS_LAUNCH=(srun --mpi=pmix --nodes="$nodes" --ntasks="$ranks" --ntasks-per-node="$per_node"
-                --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}" --kill-on-bad-exit=1 ${extra[@]+"${extra[@]}"})
+                --cpus-per-task="${SLURM_CPUS_PER_TASK:-1}" --kill-on-bad-exit=1)
+            [ -z "${GPUS_PER_TASK:-}" ] || GS_LAUNCH+=(--gpus-per-task="$GPUS_PER_TASK")
+            [ -z "${GPU_BIND:-}" ] || GS_LAUNCH+=(--gpu-bind="$GPU_BIND")
+            GS_LAUNCH+=(${extra[@]+"${extra[@]}"})
             ;;
         *)
             echo "LAUNCHER=$LAUNCHER: use local, srun or mpirun" >&2
@@ -122,7 +128,44 @@ gs_bench_point() {
     fi
     printf '%-6s %4d rank(s) on %d node(s), %s elements: %s (%s)\n' "$study" "$ranks" "$nodes" \
         "$elements" "$([ "$status" -eq 0 ] && echo ok || echo "FAILED, exit $status")" "$log"
+    [ "$status" -eq 0 ] || gs_why_failed "$log" "$ranks"
     return "$status"
+}
+
+# gs_why_failed LOG RANKS: why a run failed, on stderr (the error is in the
+# log, not on the terminal): the log's error lines (gpuscan's, and the
+# launcher's first words on what it refused), else its last lines; and advice
+# for too many ranks.
+gs_why_failed() {
+    echo "  the command: ${GS_LAUNCH[*]} bench ..." >&2
+    { grep -Ei -m 6 'error|not enough slots|refus|abort' "$1" ||
+        grep -v '^[[:space:]]*$' "$1" | tail -n 6; } | sed 's/^/  | /' >&2
+    if grep -q 'not enough slots' "$1"; then
+        echo "  $2 rank(s) are more than this machine's slots (its cores): ask for fewer ranks," \
+            "or let ranks share cores with MPIRUN_ARGS=--oversubscribe (slower, fine for tests)" >&2
+    fi
+}
+
+# gs_allow_root: Open MPI's mpirun refuses to run as root unless told to;
+# containers and cloud shells often run as root. Says so when it tells it.
+gs_allow_root() {
+    [ "$(id -u)" -eq 0 ] || return 0
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    echo "note: running as root: OMPI_ALLOW_RUN_AS_ROOT=1 and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 set" \
+        "so that mpirun starts (docs/TROUBLESHOOTING.md)" >&2
+}
+
+# gs_find_gpuscan BUILD WHO: GPUSCAN, else BUILD/gpuscan, exported as
+# GPUSCAN; WHO (the script) and what to set in the error when neither is a
+# gpuscan binary.
+gs_find_gpuscan() {
+    GPUSCAN=${GPUSCAN:-$1/gpuscan}
+    if [ ! -x "$GPUSCAN" ] || [ -d "$GPUSCAN" ]; then
+        echo "$2: no gpuscan binary at $GPUSCAN: submit from the build folder, or set" \
+            "GPUSCAN_BUILD=/path/to/build (or GPUSCAN=/path/to/gpuscan)" >&2
+        return 2
+    fi
+    export GPUSCAN
 }
 
 # gs_run_study OUT STUDIES STRONG_N WEAK_N POINTS -- BENCH_ARGS...
@@ -164,7 +207,7 @@ gs_run_study() {
 }
 
 # gs_scaling_table POINTS_CSV: one row per (study, series, ranks), series
-# being kind-type-op-mode, sorted, with
+# being kind-type-op-mode (and -exact for the bench's exact rows), sorted, with
 #   strong: efficiency = P0 T0 / (P T)    weak: efficiency = T0 / T
 #   speedup = P x efficiency (ideal: P)
 # where P0, T0 are the series' smallest rank count and its median time.
@@ -172,7 +215,10 @@ gs_scaling_table() {
     echo "study,series,ranks,elements,time_us,gbps_rank,gbps_total,ceiling_pct,wrong,speedup,efficiency"
     awk -F, -v OFS=, '
         FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-        function series() { return $col["kind"] "-" $col["type"] "-" $col["op"] "-" $col["mode"] }
+        function series() {
+            return $col["kind"] "-" $col["type"] "-" $col["op"] "-" $col["mode"] \
+                   (("exact" in col) && $col["exact"] == "yes" ? "-exact" : "")
+        }
         NR == FNR {
             key = $col["study"] SUBSEP series()
             if (!(key in p0) || $col["ranks"] + 0 < p0[key]) { p0[key] = $col["ranks"] + 0; t0[key] = $col["time_us"] }

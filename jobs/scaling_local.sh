@@ -57,8 +57,7 @@ if [ ! -x "$GPUSCAN" ]; then
     echo "scaling_local.sh: $GPUSCAN is not the gpuscan binary (set GPUSCAN, or run from the build folder)" >&2
     exit 2
 fi
-# Open MPI refuses to run as root unless told; containers often are root
-if [ "$(id -u)" -eq 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
+gs_allow_root
 
 gpus=$(gs_gpu_count)
 if [ "$gpus" -gt 0 ]; then

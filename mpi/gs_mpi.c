@@ -47,7 +47,9 @@ static struct {
     MPI_Datatype acc128;   /* one 128-bit accumulator: two 64-bit words */
     MPI_Op sum128;         /* exact 128-bit integer sum */
     MPI_Op fmin, fmax;     /* NaN-propagating min and max of doubles */
-} gs_mpi_user = { 0, MPI_DATATYPE_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL };
+    MPI_Datatype exact;    /* one gs_exact, as its bytes */
+    MPI_Op exact_sum;      /* gs_exact_merge: exact, so commutative */
+} gs_mpi_user = { 0, MPI_DATATYPE_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_OP_NULL, MPI_DATATYPE_NULL, MPI_OP_NULL };
 
 /* A two's complement sum has the same bits for signed and unsigned words, so
  * one op serves both. MPI's buffers need not be 16-byte aligned: copy. */
@@ -79,8 +81,23 @@ static void user_fmax(void *in, void *inout, int *len, MPI_Datatype *type)
     for (int i = 0; i < *len; i++) b[i] = gs_fmax(a[i], b[i]);
 }
 
+/* MPI's buffers need not be aligned for int64: copy. */
+static void user_exact_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++) {
+        gs_exact a, b;
+        memcpy(&a, (const char *)in + i * sizeof a, sizeof a);
+        memcpy(&b, (char *)inout + i * sizeof b, sizeof b);
+        gs_exact_merge(&b, &a);
+        memcpy((char *)inout + i * sizeof b, &b, sizeof b);
+    }
+}
+
 static void user_combines_free(void)
 {
+    if (gs_mpi_user.exact_sum != MPI_OP_NULL) MPI_Op_free(&gs_mpi_user.exact_sum);
+    if (gs_mpi_user.exact != MPI_DATATYPE_NULL) MPI_Type_free(&gs_mpi_user.exact);
     if (gs_mpi_user.fmax != MPI_OP_NULL) MPI_Op_free(&gs_mpi_user.fmax);
     if (gs_mpi_user.fmin != MPI_OP_NULL) MPI_Op_free(&gs_mpi_user.fmin);
     if (gs_mpi_user.sum128 != MPI_OP_NULL) MPI_Op_free(&gs_mpi_user.sum128);
@@ -94,6 +111,9 @@ static gs_status user_combines_create(gs_mpi *m)
     GS_MPI_CALL(m, MPI_Op_create, (user_sum128, 1, &gs_mpi_user.sum128));
     GS_MPI_CALL(m, MPI_Op_create, (user_fmin, 1, &gs_mpi_user.fmin));
     GS_MPI_CALL(m, MPI_Op_create, (user_fmax, 1, &gs_mpi_user.fmax));
+    GS_MPI_CALL(m, MPI_Type_contiguous, ((int)sizeof(gs_exact), MPI_BYTE, &gs_mpi_user.exact));
+    GS_MPI_CALL(m, MPI_Type_commit, (&gs_mpi_user.exact));
+    GS_MPI_CALL(m, MPI_Op_create, (user_exact_sum, 1, &gs_mpi_user.exact_sum));
     return GS_OK;
 }
 
@@ -241,6 +261,23 @@ gs_status gs_mpi_exscan_carry(gs_mpi *m, gs_type type, gs_op op, gs_acc local,
     GS_MPI_CALL(m, MPI_Exscan, (&carry, &lower, 1, mpi_type, mpi_op, m->comm));
     /* MPI leaves rank 0's result undefined */
     *offset = m->rank == 0 ? gs_acc_identity(type, op) : lower;
+    return GS_OK;
+}
+
+gs_status gs_mpi_allreduce_exact(gs_mpi *m, gs_exact *acc)
+{
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, acc, 1, gs_mpi_user.exact, gs_mpi_user.exact_sum, m->comm));
+    return GS_OK;
+}
+
+gs_status gs_mpi_exscan_exact(gs_mpi *m, const gs_exact *local, gs_exact *offset)
+{
+    gs_exact lower;
+    gs_exact_clear(&lower);
+    GS_MPI_CALL(m, MPI_Exscan, (local, &lower, 1, gs_mpi_user.exact, gs_mpi_user.exact_sum, m->comm));
+    /* MPI leaves rank 0's result undefined */
+    if (m->rank == 0) gs_exact_clear(&lower);
+    *offset = lower;
     return GS_OK;
 }
 

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include "gs_exact.h"
 #include "gs_rules.h"
 #include "gs_status.h"
 
@@ -52,6 +53,12 @@ gs_status gs_mpi_allreduce_acc(gs_mpi *m, gs_type type, gs_op op, gs_acc *acc);
 gs_status gs_mpi_exscan_carry(gs_mpi *m, gs_type type, gs_op op, gs_acc local,
                               gs_acc *offset);
 
+/* --exact: the exact sum of every rank's state, in place, on every rank
+ * (a user-defined op on the gs_exact's bytes). */
+gs_status gs_mpi_allreduce_exact(gs_mpi *m, gs_exact *acc);
+/* --exact: the exact sum of the states of all lower ranks (zero on rank 0). */
+gs_status gs_mpi_exscan_exact(gs_mpi *m, const gs_exact *local, gs_exact *offset);
+
 /* min/avg/max over ranks of `count` doubles (for phase timings). */
 gs_status gs_mpi_stats(gs_mpi *m, const double *mine, int count, double *min,
                        double *avg, double *max);
@@ -89,6 +96,14 @@ gs_status gs_mpiio_read_at(gs_mpi *m, gs_file *f, uint64_t offset, void *buf,
  * takes no new file, more bytes than a file offset holds or than the file
  * system has free. */
 gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **f);
+/* gs_mpiio_create without opening the temporary, for a library that opens
+ * gs_mpiio_temp_path(f) itself (HDF5: gs_h5.c) and closes it before
+ * gs_mpiio_close. `copy_existing` = 1: the temporary starts as a copy of the
+ * file at the final path, if there is one (the output adds to that file). */
+gs_status gs_mpiio_reserve(gs_mpi *m, const char *final_path, uint64_t bytes, int copy_existing,
+                           gs_file **f);
+/* Local. The temporary's path. */
+const char *gs_mpiio_temp_path(const gs_file *f);
 /* Collective write of `bytes` at byte `offset`, like gs_mpiio_read_at. */
 gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *buf,
                             uint64_t bytes);

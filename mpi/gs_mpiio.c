@@ -171,18 +171,94 @@ static gs_status file_new(gs_mpi *m, const char *path, const char *temp_suffix,
     return GS_OK;
 }
 
+/* ---- long names ------------------------------------------------------------
+ * Open MPI's ompio builds names from the name of every file it opens in
+ * fixed buffers: its lockedfile component sprintf()s "<name>.locktest.<rank>"
+ * into 256 bytes (a fortified build aborts with "buffer overflow detected",
+ * another overruns its stack), and its sm component makes a file named after
+ * the name's last part plus some 30 characters, which must stay under
+ * NAME_MAX. So a name longer than GS_MPIIO_SHORT_NAME is opened through a
+ * symbolic link to it, "<TMPDIR or /tmp>/gs-link.XXXXXX/f", that each rank
+ * makes in a folder of its own (mkdtemp: mode 0700, so nobody else can
+ * swap the link) and removes as soon as MPI_File_open returns: from then on
+ * MPI-IO works on the open file, not on its name. Paths up to PATH_MAX work
+ * so; one that the link cannot hold fails with a message. */
+#define GS_MPIIO_SHORT_NAME 128
+
+typedef struct short_route {
+    char dir[96];     /* the private folder; "" when the name is used as it is */
+    char link[104];   /* dir + "/f" */
+} short_route;
+
+/* Local. The name to give MPI_File_open for `path`: `path` itself, or a
+ * link to it in a new private folder. */
+static gs_status route_make(gs_mpi *m, const char *path, const char *shown, short_route *r,
+                            const char **name)
+{
+    r->dir[0] = '\0';
+    *name = path;
+    if (strlen(path) <= GS_MPIIO_SHORT_NAME) return GS_OK;
+
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || tmp[0] != '/' || strlen(tmp) > sizeof r->dir - sizeof "/gs-link.XXXXXX")
+        tmp = "/tmp";
+    snprintf(r->dir, sizeof r->dir, "%s/gs-link.XXXXXX", tmp);
+    if (!mkdtemp(r->dir)) {
+        int cause = errno;
+        r->dir[0] = '\0';
+        return gs_err_set(m->err, GS_ERR_IO, "%s: a path of more than %d characters is opened through a "
+                          "link in %s, which cannot be made: %s", shown, GS_MPIIO_SHORT_NAME, tmp, strerror(cause));
+    }
+    snprintf(r->link, sizeof r->link, "%s/f", r->dir);
+
+    /* the link's target must not depend on the folder it lies in */
+    char *target = NULL;
+    if (path[0] == '/') {
+        target = strdup(path);
+    } else {
+        char *cwd = getcwd(NULL, 0);
+        if (cwd && (target = malloc(strlen(cwd) + strlen(path) + 2)))
+            sprintf(target, "%s/%s", cwd, path);
+        free(cwd);
+    }
+    gs_status st = GS_OK;
+    if (!target)
+        st = gs_err_set(m->err, GS_ERR_IO, "%s: cannot make the absolute path: %s", shown, strerror(errno));
+    else if (symlink(target, r->link) != 0)
+        st = gs_err_set(m->err, GS_ERR_IO, "%s: cannot link to it from %s: %s", shown, r->dir, strerror(errno));
+    free(target);
+    if (st == GS_OK) *name = r->link;
+    return st;
+}
+
+/* Local. Remove the link and its folder, if any. */
+static void route_remove(short_route *r)
+{
+    if (!r->dir[0]) return;
+    unlink(r->link);
+    rmdir(r->dir);
+    r->dir[0] = '\0';
+}
+
 /* Open the file (its temporary when writing) on every rank and agree. */
 static gs_status file_open(gs_mpi *m, gs_file *f, int amode, const char *failure)
 {
+    short_route route;
+    const char *name = NULL;
+    gs_status status = gs_mpi_agree(m, route_make(m, f->temp_path ? f->temp_path : f->path, f->path,
+                                                  &route, &name));
+    if (status != GS_OK) {
+        route_remove(&route);   /* this rank's, where another rank failed */
+        return status;
+    }
     MPI_File fh = MPI_FILE_NULL;
-    int err = MPI_File_open(m->comm, f->temp_path ? f->temp_path : f->path, amode,
-                            MPI_INFO_NULL, &fh);
+    int err = MPI_File_open(m->comm, name, amode, MPI_INFO_NULL, &fh);
+    route_remove(&route);
     if (err == MPI_SUCCESS) {
         f->fh = fh;
         /* MPI_FILE_NULL's handler, which a new file inherits, may have been changed */
         err = MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
     }
-    gs_status status = GS_OK;
     if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: %s", f->path, failure);
     return gs_mpi_agree(m, status);
 }
@@ -276,9 +352,36 @@ static gs_status check_output(gs_mpi *m, const char *path, uint64_t bytes)
     return st;
 }
 
-gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **out)
+/* Rank 0: copy the file at the final path, where there is one, into the
+ * fresh temporary, for an output that adds to the file it replaces. */
+static gs_status temp_copy_existing(gs_mpi *m, const gs_file *f)
+{
+    int from = open(f->path, O_RDONLY | O_CLOEXEC);
+    if (from < 0 && errno == ENOENT) return GS_OK;
+    int to = from < 0 ? -1 : open(f->temp_path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    const size_t cap = (size_t)1 << 20;
+    char *buf = to < 0 ? NULL : malloc(cap);
+    int ok = buf != NULL, cause = to < 0 ? errno : ENOMEM;
+    for (ssize_t got; ok && (got = read(from, buf, cap)) != 0;) {
+        ok = got > 0;
+        for (ssize_t done = 0, put; ok && done < got; done += put)
+            ok = (put = write(to, buf + done, (size_t)(got - done))) > 0;
+        if (!ok) cause = errno;
+    }
+    if (to >= 0 && close(to) != 0 && ok) { ok = 0; cause = errno; }
+    if (from >= 0) close(from);
+    free(buf);
+    if (ok) return GS_OK;
+    return gs_err_set(m->err, GS_ERR_IO, "%s: cannot copy it into %s: %s", f->path, f->temp_path, strerror(cause));
+}
+
+gs_status gs_mpiio_reserve(gs_mpi *m, const char *final_path, uint64_t bytes, int copy_existing,
+                           gs_file **out)
 {
     *out = NULL;
+    struct stat sb;
+    if (copy_existing && stat(final_path, &sb) == 0 && S_ISREG(sb.st_mode))
+        bytes = gs_sat_add(bytes, (uint64_t)sb.st_size);
     GS_CHECK(gs_mpi_agree(m, check_output(m, final_path, bytes)));
     char suffix[48] = "";
     GS_CHECK(temp_suffix(m, suffix, (int)sizeof suffix));
@@ -286,8 +389,21 @@ gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_
     gs_file *f = NULL;
     gs_status status = gs_mpi_agree(m, file_new(m, final_path, suffix, &f));
     if (status == GS_OK) status = gs_mpi_agree(m, m->rank == 0 ? temp_create(m, f) : GS_OK);
-    if (status == GS_OK) status = file_open(m, f, MPI_MODE_WRONLY, "cannot open");
+    if (status == GS_OK && copy_existing)
+        status = gs_mpi_agree(m, m->rank == 0 ? temp_copy_existing(m, f) : GS_OK);
     return file_settle(m, status, f, out);
+}
+
+const char *gs_mpiio_temp_path(const gs_file *f)
+{
+    return f->temp_path;
+}
+
+gs_status gs_mpiio_create(gs_mpi *m, const char *final_path, uint64_t bytes, gs_file **out)
+{
+    gs_file *f = NULL;
+    GS_CHECK(gs_mpiio_reserve(m, final_path, bytes, 0, &f));
+    return file_settle(m, file_open(m, f, MPI_MODE_WRONLY, "cannot open"), f, out);
 }
 
 /* The size of the file, on this rank alone. */
@@ -393,7 +509,8 @@ static gs_status temp_place(gs_mpi *m, const gs_file *f, int keep)
 gs_status gs_mpiio_close(gs_mpi *m, gs_file *f, int keep)
 {
     if (!f) return GS_OK;
-    int err = MPI_File_close(&f->fh);
+    /* a reserved temporary that the caller wrote and closed itself has no handle */
+    int err = f->fh != MPI_FILE_NULL ? MPI_File_close(&f->fh) : MPI_SUCCESS;
     gs_status status = GS_OK;
     if (err != MPI_SUCCESS) status = gs_mpi_fail(m, GS_ERR_IO, err, "%s: cannot close", f->path);
     /* the agreement also orders every rank's close before rank 0's rename */

@@ -12,6 +12,11 @@ enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
 
 typedef enum cli_command { CLI_NONE, CLI_REDUCE, CLI_SCAN, CLI_INFO, CLI_HELP, CLI_VERSION } cli_command;
 
+/* Whether rank 0 draws the progress bar: by default when stderr is a
+ * terminal; --progress / GPUSCAN_PROGRESS=1 force it (one line per update
+ * where stderr is no terminal, as under mpirun); --no-progress / =0 not. */
+typedef enum cli_progress_mode { CLI_PROGRESS_AUTO, CLI_PROGRESS_ON, CLI_PROGRESS_OFF } cli_progress_mode;
+
 typedef struct cli_args {
     cli_command command;
     gs_source src;
@@ -22,6 +27,7 @@ typedef struct cli_args {
     const char *out_path;    /* -O */
     const char *json_path;   /* --json FILE, "-" for stdout */
     int quiet;
+    cli_progress_mode progress;   /* from the command line; AUTO: the environment decides */
 } cli_args;
 
 /* Parse the options of `command` (CLI_NONE: none was named) in argv[1..];
@@ -31,6 +37,11 @@ typedef struct cli_args {
 int cli_parse(int argc, char **argv, cli_command command, cli_args *args, char *err, size_t errlen);
 /* "12", "1k" (10^3), "2Mi" (2^20), ...: k M G T powers of 10, Ki Mi Gi Ti of 2. */
 int cli_parse_count(const char *text, int64_t *value);
+/* -t of every command: gpuscan's names (i32 ... f64) and NumPy's for the
+ * same types (int32 ... float64, i4 ... f8, <i4 ... <f8). 0, or -1. */
+int cli_parse_type(const char *name, gs_type *type);
+#define CLI_TYPE_NAMES "i32 i64 u32 u64 f32 f64, or NumPy's int32 ... float64, i4 ... f8"
+
 /* A usage error of any command: the message (fmt with one %s) in err;
  * returns CLI_EXIT_USAGE. */
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what);
@@ -46,21 +57,29 @@ int cli_same_file(const char *a, const char *b);
 /* --algo NAME: a variant that serves reductions (scan 0) or scans (scan 1).
  * 0, or -1 for no such variant. */
 int cli_parse_algo(const char *name, int scan, gs_algo *algo);
-/* Collective gs_context_create; on failure rank 0 prints why. Returns
+/* Collective gs_context_create (its status in *status unless NULL); on
+ * failure rank 0 prints why. Returns
  * CLI_EXIT_OK or CLI_EXIT_FAIL; *ctx goes to gs_context_destroy either way. */
-int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx);
+int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx, gs_status *status);
 /* The options of reduce, scan and info, for the usage text (cli_main.c has
  * the commands). */
 void cli_print_options(FILE *out);
 
 /* Reports, printed by rank 0. */
+/* cpu_why: why the run is on the CPU backend ("" when it is not, or was
+ * asked to be) */
 void cli_print_summary(FILE *out, const cli_args *args, const gs_report *rep,
-                       const gs_value *result, const gs_rank_info *ranks);
+                       const gs_value *result, const gs_rank_info *ranks, const char *cpu_why);
 /* Writes the JSON object to args->json_path ("-": stdout) with
  * cli_write_report. Returns 0, or -1 with the message in err. */
 int cli_write_json(const cli_args *args, const gs_report *rep, const gs_value *result,
                    const gs_rank_info *ranks, char *err, size_t errlen);
-void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend);
+void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend, const char *cpu_why);
+/* The JSON error object of a failed run, {"error": MESSAGE, "status":
+ * STATUS}, written to args->json_path as reports are. 0, or -1 with the
+ * message in err. */
+int cli_write_json_error(const cli_args *args, const char *message, const char *status, char *err,
+                         size_t errlen);
 
 /* Report files and JSON text, for every command (cli_output.c). */
 typedef void (*cli_write_fn)(FILE *f, const void *data);   /* fills a report */
@@ -84,14 +103,17 @@ int cli_write_report(const char *path, const char *what, cli_write_fn fill, cons
 void cli_json_string(FILE *f, const char *text);
 
 /* The progress bar of a long run (cli_progress.c): drawn on stderr by rank 0
- * when stderr is a terminal, not --quiet, and the run has taken more than
- * 2 s (test-only: GS_PROGRESS_DELAY=SECONDS in the environment). */
+ * once the run has taken more than 2 s (test-only: GS_PROGRESS_DELAY=SECONDS
+ * in the environment): redrawn in place when stderr is a terminal and the
+ * run is not --quiet; when forced (cli_progress_mode), also where stderr is
+ * no terminal, as one line per update, at most one a second. */
 typedef struct cli_progress {
     int enabled;
+    int lines;               /* one line per update instead of redrawing */
     double start, delay, last_drawn;
     int drawn;               /* a bar is on the terminal */
 } cli_progress;
-void cli_progress_begin(cli_progress *bar, int rank, int quiet);
+void cli_progress_begin(cli_progress *bar, int rank, int quiet, cli_progress_mode mode);
 /* A gs_progress_fn: data is the cli_progress. */
 void cli_progress_update(void *data, double done);
 /* Erase the bar, if one was drawn, before anything else is printed. */

@@ -28,7 +28,8 @@ static int count_cases(const cli_bench_args *a)
 {
     int64_t sizes = 0;
     for (int64_t n = a->min_n; n; n = next_size(a, n)) sizes++;
-    int64_t cases = sizes * (a->reduce + a->scan) * (a->resident + a->streamed) * a->n_types * a->n_ops;
+    int64_t cases = sizes * (a->reduce + a->scan) * (a->resident + a->streamed) *
+                    (a->n_types * a->n_ops + cli_bench_exact_cases(a));
     return cases > (1 << 24) ? -1 : (int)cases;
 }
 
@@ -43,9 +44,22 @@ static void find_slowest(cli_bench_report *rep)
     }
 }
 
+/* One row: the case run, formatted and printed. */
+static gs_status run_row(gs_context *ctx, cli_bench_report *rep, int rank, const gs_bench_case *c)
+{
+    cli_bench_row *row = &rep->rows[rep->n_rows];
+    row->c = *c;
+    gs_status st = gs_bench_run(ctx, &row->c, &row->r);
+    if (st != GS_OK) return st;
+    cli_bench_format_row(rep, row);
+    rep->n_rows++;
+    if (rank == 0) cli_bench_print_row(stdout, rep, row);
+    return GS_OK;
+}
+
 /* Run every case in order: mode, collective, type, op, then size, so that
- * the rows of one curve follow each other. Stops at the first failure (the
- * same on every rank). */
+ * the rows of one curve follow each other, each exact row (--exact) right
+ * after its plain one. Stops at the first failure (the same on every rank). */
 static gs_status sweep(gs_context *ctx, cli_bench_report *rep, int rank)
 {
     const cli_bench_args *a = rep->a;
@@ -59,18 +73,33 @@ static gs_status sweep(gs_context *ctx, cli_bench_report *rep, int rank)
             for (int t = 0; t < a->n_types; t++)
                 for (int o = 0; o < a->n_ops; o++)
                     for (int64_t n = a->min_n; n; n = next_size(a, n)) {
-                        cli_bench_row *row = &rep->rows[rep->n_rows];
                         gs_bench_case c = {scan, a->types[t], a->ops[o], a->kind, (gs_bench_mode)mode, n,
                                            (int)a->warmup, (int)a->iters, (int)a->check_iters, a->seed,
-                                           plant_wrong};
-                        row->c = c;
-                        gs_status st = gs_bench_run(ctx, &row->c, &row->r);
+                                           plant_wrong, 0};
+                        gs_status st = run_row(ctx, rep, rank, &c);
+                        if (st == GS_OK && cli_bench_exact_row(a, c.type, c.op)) {
+                            c.exact = 1;
+                            st = run_row(ctx, rep, rank, &c);
+                        }
                         if (st != GS_OK) return st;
-                        cli_bench_format_row(rep, row);
-                        rep->n_rows++;
-                        if (rank == 0) cli_bench_print_row(stdout, rep, row);
                     }
         }
+    }
+    return GS_OK;
+}
+
+/* The read bandwidth of each --read file, printed by rank 0 as it is
+ * measured, after the sweep's rows. */
+static gs_status file_reads(gs_context *ctx, const cli_bench_args *a, int rank)
+{
+    for (int i = 0; i < a->n_reads; i++) {
+        gs_bench_read_result r;
+        gs_status st = gs_bench_read(ctx, a->reads[i], (int)a->iters, &r);
+        if (st != GS_OK) return st;
+        const int ranks = gs_context_size(ctx);
+        if (rank == 0)
+            printf("# read %s: %llu bytes, %.6f s (median of %d): %.2f GB/s, %.2f GB/s per rank\n", a->reads[i],
+                   (unsigned long long)r.bytes, r.median, (int)a->iters, r.gbps, r.gbps / ranks);
     }
     return GS_OK;
 }
@@ -166,6 +195,7 @@ static int run_bench(gs_context *ctx, const cli_bench_args *a, int rank)
             cli_bench_format_ceilings(&rep);
             if (rank == 0) cli_bench_print_header(stdout, &rep);
             st = sweep(ctx, &rep, rank);
+            if (st == GS_OK) st = file_reads(ctx, a, rank);
         }
         summarize(&rep, st, st == GS_OK ? NULL : gs_context_error(ctx));
         if (rank == 0) code = conclude(&rep);
@@ -194,7 +224,7 @@ int cli_bench_main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     gs_context *ctx = NULL;
-    code = cli_create_context(&a.cfg, rank, &ctx);
+    code = cli_create_context(&a.cfg, rank, &ctx, NULL);
     if (code == CLI_EXIT_OK) code = run_bench(ctx, &a, rank);
     gs_context_destroy(ctx);
     return code;

@@ -11,6 +11,8 @@
 /* What a field prints when there is no number (no check ran, no ceiling). */
 #define CLI_NO_VALUE "-"
 
+#define CLI_BENCH_MAX_READS 8
+
 typedef struct cli_bench_args {
     int64_t min_n, max_n;
     int64_t factor, step;           /* sizes grow by *factor, or by +step when step > 0 */
@@ -23,9 +25,12 @@ typedef struct cli_bench_args {
     gs_scan_kind kind;
     int resident, streamed;         /* which memory modes */
     int extra_columns;              /* -I: min, max, p99 */
+    int exact;                      /* --exact: an exact row after each f32/f64 sum row */
     gs_config cfg;
     uint64_t seed;
     const char *json_path, *csv_path;
+    const char *reads[CLI_BENCH_MAX_READS]; /* --read: files whose read bandwidth is measured */
+    int n_reads;
     double min_bw;                  /* GB/s per rank; < 0: no bound */
     int help;
 } cli_bench_args;
@@ -34,6 +39,10 @@ typedef struct cli_bench_args {
  * argv[0] is "bench". */
 int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t errlen);
 void cli_bench_usage(FILE *out);
+/* 1 when a row of (type, op) is followed by its exact row (--exact). */
+int cli_bench_exact_row(const cli_bench_args *a, gs_type type, gs_op op);
+/* The (type, op) pairs among the cases that get exact rows. */
+int cli_bench_exact_cases(const cli_bench_args *a);
 
 /* One row: its numbers, and the same numbers as printed. */
 typedef struct cli_bench_row {

@@ -15,6 +15,9 @@ static const char *kind_name(const gs_bench_case *c)
     return !c->scan ? "reduce" : c->kind == GS_EXCLUSIVE ? "exscan" : "scan";
 }
 
+/* The exact column (--exact; always in the files). */
+static const char *exact_name(const gs_bench_case *c) { return c->exact ? "yes" : "no"; }
+
 /* The ceiling a case is held against: streamed data on the GPU crosses the
  * host link (a scan's both ways at once), everything else the memory of its
  * backend. */
@@ -95,7 +98,8 @@ void cli_bench_print_header(FILE *out, const cli_bench_report *rep)
                 rep->copy_gbps);
     fprintf(out, "#\n# %12s %14s %5s %5s %7s %9s %11s", "elements", "bytes", "type", "op", "kind", "mode", "time(us)");
     if (a->extra_columns) fprintf(out, " %11s %11s %11s", "min(us)", "max(us)", "p99(us)");
-    fprintf(out, " %11s %11s %7s %7s\n", "GB/s/rank", "GB/s", "%ceil", "#wrong");
+    fprintf(out, " %11s %11s %7s %7s", "GB/s/rank", "GB/s", "%ceil", "#wrong");
+    fprintf(out, a->exact ? " %5s\n" : "\n", "exact");
     fflush(out);
 }
 
@@ -105,7 +109,8 @@ void cli_bench_print_row(FILE *out, const cli_bench_report *rep, const cli_bench
             (unsigned long long)row->r.bytes, gs_type_name(row->c.type), gs_op_name(row->c.op),
             kind_name(&row->c), gs_bench_mode_name(row->c.mode), row->time_us);
     if (rep->a->extra_columns) fprintf(out, " %11s %11s %11s", row->min_us, row->max_us, row->p99_us);
-    fprintf(out, " %11s %11s %7s %7s\n", row->gbps_rank, row->gbps_total, row->ceiling_pct, row->wrong);
+    fprintf(out, " %11s %11s %7s %7s", row->gbps_rank, row->gbps_total, row->ceiling_pct, row->wrong);
+    fprintf(out, rep->a->exact ? " %5s\n" : "\n", exact_name(&row->c));
     fflush(out);
 }
 
@@ -124,7 +129,7 @@ void cli_bench_print_footer(FILE *out, const cli_bench_report *rep)
 
 static const char *csv_header =
     "backend,ranks,elements,bytes,type,op,kind,mode,time_us,min_us,max_us,p99_us,"
-    "gbps_rank,gbps_total,ceiling_pct,wrong\n";
+    "gbps_rank,gbps_total,ceiling_pct,wrong,exact\n";
 
 /* A printed field in CSV (empty) or JSON (null) where it has no number. */
 static const char *csv_field(const char *s) { return strcmp(s, CLI_NO_VALUE) ? s : ""; }
@@ -136,11 +141,11 @@ void cli_bench_write_csv(FILE *f, const void *data)
     fputs(csv_header, f);
     for (int i = 0; i < rep->n_rows; i++) {
         const cli_bench_row *row = &rep->rows[i];
-        fprintf(f, "%s,%d,%lld,%llu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", gs_backend_name(rep->backend),
+        fprintf(f, "%s,%d,%lld,%llu,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", gs_backend_name(rep->backend),
                 rep->ranks, (long long)row->c.n, (unsigned long long)row->r.bytes, gs_type_name(row->c.type),
                 gs_op_name(row->c.op), kind_name(&row->c), gs_bench_mode_name(row->c.mode), row->time_us,
                 row->min_us, row->max_us, row->p99_us, row->gbps_rank, row->gbps_total,
-                csv_field(row->ceiling_pct), csv_field(row->wrong));
+                csv_field(row->ceiling_pct), csv_field(row->wrong), exact_name(&row->c));
     }
 }
 
@@ -171,11 +176,11 @@ void cli_bench_write_json(FILE *f, const void *data)
         const cli_bench_row *row = &rep->rows[i];
         fprintf(f, "%s\n  {\"elements\": %lld, \"bytes\": %llu, \"type\": \"%s\", \"op\": \"%s\", \"kind\": \"%s\", "
                    "\"mode\": \"%s\", \"time_us\": %s, \"min_us\": %s, \"max_us\": %s, \"p99_us\": %s, "
-                   "\"gbps_rank\": %s, \"gbps_total\": %s, \"ceiling_pct\": %s, \"wrong\": %s}",
+                   "\"gbps_rank\": %s, \"gbps_total\": %s, \"ceiling_pct\": %s, \"wrong\": %s, \"exact\": %s}",
                 i ? "," : "", (long long)row->c.n, (unsigned long long)row->r.bytes, gs_type_name(row->c.type),
                 gs_op_name(row->c.op), kind_name(&row->c), gs_bench_mode_name(row->c.mode), row->time_us,
                 row->min_us, row->max_us, row->p99_us, row->gbps_rank, row->gbps_total,
-                json_field(row->ceiling_pct), json_field(row->wrong));
+                json_field(row->ceiling_pct), json_field(row->wrong), row->c.exact ? "true" : "false");
     }
     fprintf(f, "],\n \"avg_gbps_rank\": %s, \"wrong_total\": ", rep->avg);
     if (rep->checked) fprintf(f, "%lld", (long long)rep->wrong_total); else fputs("null", f);

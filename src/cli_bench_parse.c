@@ -14,15 +14,17 @@ void cli_bench_usage(FILE *out)
 "usage: gpuscan bench [-b MIN] [-e MAX] [-f FACTOR | -i STEP] [-n ITERS] [-w WARMUP]\n"
 "                     [-c CHECK_ITERS] [-t TYPE|all] [-o OP|all] [--reduce] [--scan]\n"
 "                     [--exclusive] [--resident] [--stream] [-I] [--backend B] [--device N]\n"
-"                     [--seed S] [--json FILE] [--csv FILE] [--min-bw GBPS]\n"
+"                     [--exact] [--seed S] [--json FILE] [--csv FILE] [--min-bw GBPS]\n"
+"                     [--read FILE]...\n"
 "\n"
 "Times the collective gs_reduce and gs_scan over a sweep of sizes, as nccl-tests\n"
 "does: no barrier between runs, each run's time the slowest rank's, the median\n"
 "reported. Each case gets freshly generated data and is checked against an\n"
 "independent serial reference.\n"
 "\n"
-"sizes (GLOBAL element counts, split across the ranks as `gpuscan reduce -g` splits them;\n"
-"suffixes k M G T are powers of 10, Ki Mi Gi Ti powers of 2):\n"
+"sizes (GLOBAL element counts, not bytes: nccl-tests' -b 1Gi is -b 256Mi of f32\n"
+"here; split across the ranks as `gpuscan reduce -g` splits them; suffixes k M G T\n"
+"are powers of 10, Ki Mi Gi Ti powers of 2):\n"
 "  -b, --minsize N      smallest count (default 32Mi)\n"
 "  -e, --maxsize N      largest count (default: MIN)\n"
 "  -f, --stepfactor F   multiply the count by F from one size to the next (default 2)\n"
@@ -32,13 +34,15 @@ void cli_bench_usage(FILE *out)
 "  -w, --warmup_iters N untimed runs first (default 5)\n"
 "  -c, --check N        further runs checked element by element (default 1; 0: none)\n"
 "cases:\n"
-"  -t, --type T         i32 i64 u32 u64 f32 f64 or all (default f32)\n"
+"  -t, --type T         i32 i64 u32 u64 f32 f64 (or NumPy's names) or all (default f32)\n"
 "  -o, --op OP          sum prod min max or all (default sum)\n"
 "      --reduce         time gs_reduce    } both when neither is given\n"
 "      --scan           time gs_scan      }\n"
 "      --exclusive      exclusive scans (default inclusive)\n"
 "      --resident       data on the backend: GPU memory, or host memory on the CPU backend (default)\n"
 "      --stream         data in pinned host memory, streamed through the GPU; with --resident, both\n"
+"      --exact          after each f32/f64 sum row, the same case on the exact path (--exact of\n"
+"                       reduce and scan), checked bit for bit; its rows say yes under exact\n"
 "execution:\n"
 "      --backend B      auto cuda cpu (default auto)\n"
 "      --device N       GPU ordinal (default: the only GPU visible, else node-local rank modulo count)\n"
@@ -48,6 +52,10 @@ void cli_bench_usage(FILE *out)
 "      --json FILE      the header, every row and the footer as one JSON object\n"
 "      --csv FILE       one line per row\n"
 "      --min-bw GBPS    fail when the average GB/s per rank is below GBPS\n"
+"files:\n"
+"      --read FILE      after the sweep, FILE's read bandwidth: -n reads of the whole file\n"
+"                       (.npy or FILE.h5[:/DATASET]) as `gpuscan reduce -i` reads it, each\n"
+"                       rank its shard; up to 8, e.g. the same data as .npy and as .h5\n"
 "\n"
 "Columns: time is the median per run in microseconds; GB/s count bytes read plus\n"
 "written (n x input size, plus n x output size for scans) per rank and over all\n"
@@ -69,7 +77,7 @@ static int parse_bounded(const char *text, int64_t least, int64_t most, int64_t 
 int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t errlen)
 {
     enum { OPT_REDUCE = 256, OPT_SCAN, OPT_EXCLUSIVE, OPT_RESIDENT, OPT_STREAM, OPT_BACKEND,
-           OPT_DEVICE, OPT_SEED, OPT_JSON, OPT_CSV, OPT_MIN_BW };
+           OPT_DEVICE, OPT_SEED, OPT_JSON, OPT_CSV, OPT_MIN_BW, OPT_READ, OPT_EXACT };
     static const struct option options[] = {
         {"minsize", required_argument, 0, 'b'},    {"maxsize", required_argument, 0, 'e'},
         {"stepfactor", required_argument, 0, 'f'}, {"stepsize", required_argument, 0, 'i'},
@@ -82,6 +90,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
         {"device", required_argument, 0, OPT_DEVICE}, {"seed", required_argument, 0, OPT_SEED},
         {"json", required_argument, 0, OPT_JSON},  {"csv", required_argument, 0, OPT_CSV},
         {"min-bw", required_argument, 0, OPT_MIN_BW}, {"help", no_argument, 0, 'h'},
+        {"read", required_argument, 0, OPT_READ},  {"exact", no_argument, 0, OPT_EXACT},
         {0, 0, 0, 0},
     };
     static const gs_config cfg = GS_CONFIG_INIT;
@@ -139,8 +148,8 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
             a->n_types = 0;
             if (strcmp(optarg, "all") == 0)
                 for (int t = 0; t < GS_TYPE_COUNT; t++) a->types[a->n_types++] = (gs_type)t;
-            else if (gs_type_from_name(optarg, &a->types[a->n_types++]) != GS_OK)
-                return cli_usage_error(err, errlen, "-t %s: unknown type (i32 i64 u32 u64 f32 f64 all)", optarg);
+            else if (cli_parse_type(optarg, &a->types[a->n_types++]) != 0)
+                return cli_usage_error(err, errlen, "-t %s: unknown type (" CLI_TYPE_NAMES ", or all)", optarg);
             break;
         case 'o':
             a->n_ops = 0;
@@ -150,6 +159,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
                 return cli_usage_error(err, errlen, "-o %s: unknown operation (sum prod min max all)", optarg);
             break;
         case 'I': a->extra_columns = 1; break;
+        case OPT_EXACT: a->exact = 1; break;
         case OPT_REDUCE: a->reduce = 1; break;
         case OPT_SCAN: a->scan = 1; break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
@@ -184,6 +194,12 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
                 return cli_usage_error(err, errlen, "--min-bw %s: not a bandwidth in GB/s (a number >= 0)", optarg);
             break;
         }
+        case OPT_READ:
+            if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --read '': an empty file name");
+            if (a->n_reads == CLI_BENCH_MAX_READS)
+                return cli_usage_error(err, errlen, "bench: --read %s: at most 8 files", optarg);
+            a->reads[a->n_reads++] = optarg;
+            break;
         case 'h': a->help = 1; return CLI_EXIT_OK;
         case ':': return cli_usage_error(err, errlen, "bench: %s needs a value", argv[optind - 1]);
         default: return cli_usage_error(err, errlen, "bench: unknown option %s", argv[optind - 1]);
@@ -196,7 +212,25 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
     if (!max_given) a->max_n = a->min_n;
     if (a->max_n < a->min_n) return cli_usage_error(err, errlen, "%s", "bench: -e MAX is smaller than -b MIN");
     if (a->step && factor_given) return cli_usage_error(err, errlen, "%s", "bench: give -f FACTOR or -i STEP, not both");
+    if (a->kind == GS_EXCLUSIVE && a->reduce && !a->scan)
+        return cli_usage_error(err, errlen, "%s", "bench: --exclusive is for scans, not with --reduce alone");
     if (!a->reduce && !a->scan) a->reduce = a->scan = 1;
     if (!a->resident && !a->streamed) a->resident = 1;
+    if (a->exact && cli_bench_exact_cases(a) == 0)
+        return cli_usage_error(err, errlen, "%s", "bench --exact: no f32 or f64 sum among the cases "
+                               "(exact rows are f32/f64 sums: -t f32, f64 or all with -o sum or all)");
     return CLI_EXIT_OK;
+}
+
+int cli_bench_exact_row(const cli_bench_args *a, gs_type type, gs_op op)
+{
+    return a->exact && (type == GS_F32 || type == GS_F64) && op == GS_SUM;
+}
+
+int cli_bench_exact_cases(const cli_bench_args *a)
+{
+    int count = 0;
+    for (int t = 0; t < a->n_types; t++)
+        for (int o = 0; o < a->n_ops; o++) count += cli_bench_exact_row(a, a->types[t], a->ops[o]);
+    return count;
 }

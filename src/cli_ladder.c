@@ -23,6 +23,7 @@ typedef struct cli_ladder_args {
     int scan;
     gs_scan_kind kind;
     int algo;                 /* -1: every variant */
+    int exact;                /* --exact: the exact row where it applies */
     uint64_t seed;
     gs_config cfg;
     const char *json_path;
@@ -32,7 +33,7 @@ typedef struct cli_ladder_args {
 /* One case's rows, as run. */
 typedef struct cli_ladder_case {
     gs_ladder_case c;
-    gs_ladder_row rows[GS_ALGO_COUNT + 1];
+    gs_ladder_row rows[GS_ALGO_COUNT + 2];
     int n_rows;
 } cli_ladder_case;
 
@@ -41,7 +42,7 @@ static void ladder_usage(FILE *out)
     fputs(
 "usage: gpuscan ladder [-g N] [-t TYPES|all] [-o OPS|all] [--scan] [--exclusive]\n"
 "                      [--algo NAME] [-n ITERS] [-w WARMUP] [--seed S] [--device N]\n"
-"                      [--json FILE]\n"
+"                      [--exact] [--json FILE]\n"
 "\n"
 "Runs every kernel variant of the CUDA backend on the same device-resident,\n"
 "freshly generated data of one GPU: the classic reduction steps or the scans,\n"
@@ -50,11 +51,14 @@ static void ladder_usage(FILE *out)
 "after its warm-up) and checked element by element against an independent\n"
 "reference.\n"
 "\n"
-"  -g N             elements (default 32Mi; suffixes k M G T, Ki Mi Gi Ti)\n"
-"  -t TYPES         i32 i64 u32 u64 f32 f64, a comma-separated list or all (default f32)\n"
+"  -g N             elements, not bytes (default 32Mi; suffixes k M G T, Ki Mi Gi Ti)\n"
+"  -t TYPES         i32 i64 u32 u64 f32 f64 (or NumPy's names), a comma-separated list\n"
+"                   or all (default f32)\n"
 "  -o OPS           sum prod min max, a comma-separated list or all (default sum)\n"
 "      --scan       the scans (default: the reductions)\n"
 "      --exclusive  exclusive scans (default inclusive)\n"
+"      --exact      for f32/f64 sums, a last row: the backend's exact kernels (--exact of\n"
+"                   reduce and scan), checked bit for bit\n"
 "      --algo NAME  only this variant (and cub): default, cub; reductions: divergent\n"
 "                   strided sequential first-add unroll-last-warp unroll-all grid-stride;\n"
 "                   scans: hillis-steele blelloch multi-kernel reduce-then-scan\n"
@@ -76,7 +80,7 @@ static void ladder_usage(FILE *out)
 static int parse_type(const char *name, int *value)
 {
     gs_type t;
-    if (gs_type_from_name(name, &t) != GS_OK) return -1;
+    if (cli_parse_type(name, &t) != 0) return -1;
     *value = (int)t;
     return 0;
 }
@@ -113,13 +117,14 @@ static int parse_list(const char *text, int count, int (*parse)(const char *, in
 
 static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, size_t errlen)
 {
-    enum { OPT_SCAN = 256, OPT_EXCLUSIVE, OPT_ALGO, OPT_SEED, OPT_DEVICE, OPT_JSON };
+    enum { OPT_SCAN = 256, OPT_EXCLUSIVE, OPT_ALGO, OPT_SEED, OPT_DEVICE, OPT_JSON, OPT_EXACT };
     static const struct option options[] = {
         {"scan", no_argument, 0, OPT_SCAN},       {"exclusive", no_argument, 0, OPT_EXCLUSIVE},
         {"algo", required_argument, 0, OPT_ALGO}, {"seed", required_argument, 0, OPT_SEED},
         {"device", required_argument, 0, OPT_DEVICE}, {"json", required_argument, 0, OPT_JSON},
         {"type", required_argument, 0, 't'},      {"op", required_argument, 0, 'o'},
-        {"help", no_argument, 0, 'h'},            {0, 0, 0, 0},
+        {"exact", no_argument, 0, OPT_EXACT},     {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0},
     };
     static const gs_config cfg = GS_CONFIG_INIT;
     memset(a, 0, sizeof *a);
@@ -163,6 +168,7 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
         case OPT_SCAN: a->scan = 1; break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; a->scan = 1; break;
         case OPT_ALGO: algo_name = optarg; break;
+        case OPT_EXACT: a->exact = 1; break;
         case OPT_SEED:
             if (cli_parse_seed(optarg, &a->seed) != 0)
                 return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
@@ -187,6 +193,15 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
                                algo_name);
         a->algo = (int)algo;
     }
+    if (a->exact) {
+        int float_sums = 0;
+        for (int t = 0; t < a->n_types; t++)
+            for (int o = 0; o < a->n_ops; o++)
+                float_sums += (a->types[t] == GS_F32 || a->types[t] == GS_F64) && a->ops[o] == GS_SUM;
+        if (!float_sums)
+            return cli_usage_error(err, errlen, "%s", "ladder --exact: no f32 or f64 sum among the cases "
+                                   "(the exact row is for f32/f64 sums: -t f32, f64 or all with -o sum or all)");
+    }
     return CLI_EXIT_OK;
 }
 
@@ -199,25 +214,27 @@ static const char *case_kind(const gs_ladder_case *c)
 
 static const char *row_name(const gs_ladder_row *r)
 {
-    return r->algo < 0 ? "copy (D2D)" : gs_algo_name((gs_algo)r->algo);
+    return r->algo == GS_LADDER_COPY ? "copy (D2D)" : r->algo == GS_LADDER_EXACT ? "exact" : gs_algo_name((gs_algo)r->algo);
 }
 
 /* The derived columns of row i: step and cumulative speedups over the
- * ladder's variants (neither for the copy, no step for cub), % of the copy,
- * ratio to cub; 0 where there is none. */
+ * ladder's variants (neither for the copy, no step for cub and the exact
+ * row), % of the copy, ratio to cub; 0 where there is none. */
 typedef struct derived { double step, cumul, pct_copy, x_cub; } derived;
 
 static derived derive(const cli_ladder_case *lc, int i)
 {
     const gs_ladder_row *r = &lc->rows[i], *copy = &lc->rows[0], *first = &lc->rows[1];
-    const gs_ladder_row *cub = &lc->rows[lc->n_rows - 1];
+    const gs_ladder_row *cub = NULL;
+    for (int k = 0; k < lc->n_rows; k++)
+        if (lc->rows[k].algo == GS_ALGO_CUB) cub = &lc->rows[k];
     derived d = {0, 0, 0, 0};
     if (r->median <= 0) return d;
     d.pct_copy = copy->gbps > 0 ? 100.0 * r->gbps / copy->gbps : 0;
-    if (r->algo < 0) return d;
+    if (r->algo == GS_LADDER_COPY) return d;
     d.cumul = first->median / r->median;
-    if (i > 1 && r->algo != GS_ALGO_CUB) d.step = lc->rows[i - 1].median / r->median;
-    if (cub->algo == GS_ALGO_CUB) d.x_cub = cub->median / r->median;
+    if (i > 1 && r->algo != GS_ALGO_CUB && r->algo != GS_LADDER_EXACT) d.step = lc->rows[i - 1].median / r->median;
+    if (cub) d.x_cub = cub->median / r->median;
     return d;
 }
 
@@ -282,7 +299,7 @@ static void write_json(FILE *f, const void *data)
             const gs_ladder_row *r = &lc->rows[i];
             const derived d = derive(lc, i);
             fprintf(f, "%s\n   {\"variant\": \"%s\", \"time_us\": %.3f, \"bytes\": %llu, \"gbps\": %.3f",
-                    i ? "," : "", r->algo < 0 ? "copy" : gs_algo_name((gs_algo)r->algo), r->median * 1e6,
+                    i ? "," : "", r->algo == GS_LADDER_COPY ? "copy" : row_name(r), r->median * 1e6,
                     (unsigned long long)r->bytes, r->gbps);
             json_number(f, "step", d.step);
             json_number(f, "cumul", d.cumul);
@@ -322,7 +339,7 @@ static int run_ladder(gs_context *ctx, const cli_ladder_args *a, int rank)
         for (int o = 0; o < a->n_ops && st == GS_OK; o++) {
             cli_ladder_case *lc = &cases[done];
             gs_ladder_case c = {a->scan, (gs_type)a->types[t], (gs_op)a->ops[o], a->kind, a->n,
-                                (int)a->warmup, (int)a->iters, a->seed, a->algo};
+                                (int)a->warmup, (int)a->iters, a->seed, a->algo, a->exact};
             lc->c = c;
             st = gs_ladder_run(ctx, &lc->c, lc->rows, &lc->n_rows);
             if (st != GS_OK) break;
@@ -373,7 +390,7 @@ int cli_ladder_main(int argc, char **argv)
     /* every rank uses rank 0's seed, so that a replay reproduces all */
     MPI_Bcast(&a.seed, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
     gs_context *ctx = NULL;
-    code = cli_create_context(&a.cfg, rank, &ctx);
+    code = cli_create_context(&a.cfg, rank, &ctx, NULL);
     if (code == CLI_EXIT_OK && gs_context_backend(ctx) != GS_BACKEND_CUDA) {
         if (rank == 0)
             fprintf(stderr, "gpuscan: error: ladder needs the CUDA backend: it times GPU kernels, and this run "

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "gs_backend.h"
 #include "gs_mpi.h"
 
 /* Ctrl-C, `kill`, SLURM's time limit (mpirun passes SIGINT and SIGTERM on to
@@ -39,12 +40,49 @@ static int fail(int rank, const char *message, int code)
     return code;
 }
 
-int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx)
+int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx, gs_status *status)
 {
     *ctx = NULL;
     gs_status st = gs_context_create(MPI_COMM_WORLD, cfg, ctx);
+    if (status) *status = st;
     if (st == GS_OK) return CLI_EXIT_OK;
     return fail(rank, *ctx ? gs_context_error(*ctx) : gs_status_string(st), CLI_EXIT_FAIL);
+}
+
+/* A failed reduce or scan: with --json, rank 0 also writes the JSON error
+ * object, so that a script reading the report learns what happened. */
+static int run_failure(int rank, const cli_args *a, const char *message, gs_status st)
+{
+    if (rank != 0 || !a->json_path) return CLI_EXIT_FAIL;
+    char err[512];
+    if (cli_write_json_error(a, message, gs_status_name(st), err, sizeof err) != 0)
+        fprintf(stderr, "gpuscan: error: %s\n", err);
+    fflush(stdout);
+    return CLI_EXIT_FAIL;
+}
+
+/* Collective: why the run is on the CPU backend, on rank 0 (every rank gets
+ * ""): the first rank without a usable GPU and its reason (no driver,
+ * CUDA_VISIBLE_DEVICES empty, built without CUDA). "" when the CPU backend
+ * was asked for, or the run is on the GPUs. */
+static void cpu_backend_reason(const cli_args *a, gs_backend backend, int rank, int size, char *why, size_t len)
+{
+    enum { REASON_LEN = 256 };
+    why[0] = '\0';
+    if (backend != GS_BACKEND_CPU || a->cfg.backend == GS_BACKEND_CPU) return;
+    char mine[REASON_LEN] = "";
+    if (gs_backend_devices(GS_BACKEND_CUDA, mine, sizeof mine) > 0) mine[0] = '\0';
+    char *all = rank == 0 ? calloc((size_t)size, REASON_LEN) : NULL;
+    const int gathered = MPI_Gather(mine, REASON_LEN, MPI_CHAR, all, REASON_LEN, MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank == 0 && (!all || gathered != MPI_SUCCESS)) snprintf(why, len, "(the reason could not be gathered)");
+    for (int r = 0; all && gathered == MPI_SUCCESS && r < size; r++) {
+        const char *reason = all + (size_t)r * REASON_LEN;
+        if (!*reason) continue;
+        if (size == 1) snprintf(why, len, "%.*s", REASON_LEN, reason);
+        else snprintf(why, len, "rank %d: %.*s", r, REASON_LEN, reason);
+        break;
+    }
+    free(all);
 }
 
 static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
@@ -52,16 +90,18 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
     gs_rank_info *ranks = calloc((size_t)size, sizeof *ranks);
     if (!ranks) return fail(rank, "out of memory", CLI_EXIT_FAIL);
     gs_status st = gs_context_rank_info(ctx, ranks);
+    char cpu_why[512];
+    cpu_backend_reason(a, gs_context_backend(ctx), rank, size, cpu_why, sizeof cpu_why);
     gs_report rep;
     gs_value result;
     memset(&result, 0, sizeof result);
     if (st == GS_OK && a->command == CLI_INFO) {
-        if (rank == 0) cli_print_info(stdout, size, ranks, gs_context_backend(ctx));
+        if (rank == 0) cli_print_info(stdout, size, ranks, gs_context_backend(ctx), cpu_why);
         free(ranks);
         return CLI_EXIT_OK;
     }
     cli_progress bar;
-    cli_progress_begin(&bar, rank, a->quiet);
+    cli_progress_begin(&bar, rank, a->quiet, a->progress);
     gs_run_options run = a->run;
     run.progress = cli_progress_update;
     run.progress_data = &bar;
@@ -71,14 +111,14 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
         st = gs_scan_run(ctx, &a->src, a->op, a->kind, a->out_path, &run, &rep);
     cli_progress_end(&bar);
     if (st != GS_OK) {
-        int code = fail(rank, gs_context_error(ctx), CLI_EXIT_FAIL);
+        fail(rank, gs_context_error(ctx), CLI_EXIT_FAIL);
         free(ranks);
-        return code;
+        return run_failure(rank, a, gs_context_error(ctx), st);
     }
     int code = CLI_EXIT_OK;
     if (rank == 0) {
         if (!a->quiet && !(a->json_path && strcmp(a->json_path, "-") == 0))
-            cli_print_summary(stdout, a, &rep, &result, ranks);
+            cli_print_summary(stdout, a, &rep, &result, ranks, cpu_why);
         char err[512];
         if (a->json_path && cli_write_json(a, &rep, &result, ranks, err, sizeof err) != 0) {
             fprintf(stderr, "gpuscan: error: %s\n", err);
@@ -101,6 +141,8 @@ static int run_command(gs_context *ctx, const cli_args *a, int rank, int size)
 static int reduce_main(int argc, char **argv);
 static int scan_main(int argc, char **argv);
 static int info_main(int argc, char **argv);
+static int help_main(int argc, char **argv);
+static int version_main(int argc, char **argv);
 
 /* `gpuscan NAME ARGS...` calls main(argc - 1, argv + 1) after MPI_Init, so
  * that argv[0] is NAME; it returns the exit status, the same on every rank. */
@@ -121,6 +163,9 @@ static const cli_subcommand commands[] = {
      cli_bench_main},
     {"ladder", "[options]", "the CUDA kernel variants side by side on one GPU (gpuscan ladder --help)",
      cli_ladder_main},
+    {"help", "", "this text (also gpuscan --help; each command's options: gpuscan COMMAND --help)",
+     help_main},
+    {"version", "", "the version and the build (also gpuscan --version)", version_main},
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
@@ -198,8 +243,12 @@ static int run_main(int argc, char **argv, cli_command command)
         return CLI_EXIT_OK;
     }
     gs_context *ctx = NULL;
-    code = cli_create_context(&args.cfg, rank, &ctx);
-    if (code == CLI_EXIT_OK) code = run_command(ctx, &args, rank, size);
+    gs_status st;
+    code = cli_create_context(&args.cfg, rank, &ctx, &st);
+    if (code != CLI_EXIT_OK && args.command != CLI_INFO)
+        code = run_failure(rank, &args, ctx ? gs_context_error(ctx) : gs_status_string(st), st);
+    else if (code == CLI_EXIT_OK)
+        code = run_command(ctx, &args, rank, size);
     gs_context_destroy(ctx);
     return code;
 }
@@ -207,6 +256,24 @@ static int run_main(int argc, char **argv, cli_command command)
 static int reduce_main(int argc, char **argv) { return run_main(argc, argv, CLI_REDUCE); }
 static int scan_main(int argc, char **argv) { return run_main(argc, argv, CLI_SCAN); }
 static int info_main(int argc, char **argv) { return run_main(argc, argv, CLI_INFO); }
+
+/* `gpuscan help` and `gpuscan version`: --help and --version as commands. */
+static int print_main(int argc, char **argv, cli_command what)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (argc > 1) {
+        char err[256];
+        snprintf(err, sizeof err, "%s takes no arguments (gpuscan COMMAND --help for a command's options)", argv[0]);
+        return usage_failure(rank, err, CLI_EXIT_USAGE);
+    }
+    if (rank == 0 && what == CLI_HELP) print_usage(stdout);
+    if (rank == 0 && what == CLI_VERSION) printf("%s\n", gs_build_info());
+    return CLI_EXIT_OK;
+}
+
+static int help_main(int argc, char **argv) { return print_main(argc, argv, CLI_HELP); }
+static int version_main(int argc, char **argv) { return print_main(argc, argv, CLI_VERSION); }
 
 int main(int argc, char **argv)
 {

@@ -6,8 +6,18 @@
 
 #include "cli.h"
 
+/* A finite double with `digits` significant digits, always as a float:
+ * "0.0" rather than "0". */
+static void format_real(char *buf, size_t len, double v, int digits)
+{
+    if (snprintf(buf, len, "%.*g", digits, v) > 0 && !strpbrk(buf, ".e"))
+        strncat(buf, ".0", len - strlen(buf) - 1);
+}
+
 /* A value as text: exact integers; floats with 17 significant digits, so
- * they read back to the same double. `json` quotes what JSON cannot hold. */
+ * they read back to the same double, and always as floats ("0.0", not "0",
+ * which Python's json would read as an int). `json` quotes what JSON cannot
+ * hold: NaN and infinities are the strings "nan", "inf", "-inf". */
 static void format_value(char *buf, size_t len, const gs_value *v, int json)
 {
     switch (v->type) {
@@ -16,8 +26,16 @@ static void format_value(char *buf, size_t len, const gs_value *v, int json)
     default:
         if (isnan(v->v.f)) snprintf(buf, len, json ? "\"nan\"" : "nan");
         else if (isinf(v->v.f)) snprintf(buf, len, json ? "\"%sinf\"" : "%sinf", v->v.f < 0 ? "-" : "");
-        else snprintf(buf, len, "%.17g", v->v.f);
+        else format_real(buf, len, v->v.f, 17);
     }
+}
+
+/* A measured time, rate or ratio in the JSON report, as a float. */
+static void put_real(FILE *f, const char *key, double v, int digits)
+{
+    char buf[40];
+    format_real(buf, sizeof buf, v, digits);
+    fprintf(f, ", \"%s\": %s", key, buf);
 }
 
 static double compute_gbps(const gs_report *rep)
@@ -50,7 +68,7 @@ static void describe_devices(char *buf, size_t len, const gs_report *rep, const 
 }
 
 void cli_print_summary(FILE *out, const cli_args *a, const gs_report *rep, const gs_value *result,
-                       const gs_rank_info *ranks)
+                       const gs_rank_info *ranks, const char *cpu_why)
 {
     char value[64], devices[512];
     describe_devices(devices, sizeof devices, rep, ranks);
@@ -59,6 +77,7 @@ void cli_print_summary(FILE *out, const cli_args *a, const gs_report *rep, const
             scan ? "scan" : "reduce", scan ? (a->kind == GS_EXCLUSIVE ? "exclusive " : "inclusive ") : "",
             gs_op_name(a->op), (long long)rep->n, gs_type_name(rep->type),
             a->src.path ? a->src.path : "generated", rep->ranks, gs_backend_name(rep->backend), devices);
+    if (*cpu_why) fprintf(out, "# on the CPU backend: %s\n", cpu_why);
     if (scan) {
         format_value(value, sizeof value, &rep->last, 0);
         fprintf(out, "output  %s (%s)\nlast    %s\n", a->out_path, gs_type_name(rep->out_type),
@@ -89,11 +108,13 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
     char value[64];
     int scan = a->command == CLI_SCAN;
     fprintf(f, "{\"command\": \"%s\", \"op\": \"%s\", \"type\": \"%s\", \"n\": %lld, \"ranks\": %d, "
-               "\"backend\": \"%s\", \"seconds\": %.9g, \"compute_seconds\": %.9g, \"bytes\": %llu, "
-               "\"compute_gbps\": %.6g",
+               "\"backend\": \"%s\"",
             scan ? "scan" : "reduce", gs_op_name(a->op), gs_type_name(rep->type), (long long)rep->n,
-            rep->ranks, gs_backend_name(rep->backend), rep->seconds, rep->phase_max[GS_PHASE_COMPUTE],
-            (unsigned long long)rep->bytes, compute_gbps(rep));
+            rep->ranks, gs_backend_name(rep->backend));
+    put_real(f, "seconds", rep->seconds, 9);
+    put_real(f, "compute_seconds", rep->phase_max[GS_PHASE_COMPUTE], 9);
+    fprintf(f, ", \"bytes\": %llu", (unsigned long long)rep->bytes);
+    put_real(f, "compute_gbps", compute_gbps(rep), 6);
     if (scan) {
         format_value(value, sizeof value, &rep->last, 1);
         fprintf(f, ", \"exclusive\": %s, \"output\": ", a->kind == GS_EXCLUSIVE ? "true" : "false");
@@ -105,14 +126,20 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
         fprintf(f, ", \"result_type\": \"%s\", \"result\": %s", gs_type_name(result->type), value);
     }
     if (rep->verified) fprintf(f, ", \"wrong\": %lld", (long long)rep->wrong);
-    fprintf(f, ", \"algo\": \"%s\", \"mode\": \"%s\", \"chunk\": %lld, \"depth\": %d, \"input_passes\": %d, "
-               "\"overlap\": %.6g",
+    fprintf(f, ", \"algo\": \"%s\", \"mode\": \"%s\", \"chunk\": %lld, \"depth\": %d, \"input_passes\": %d",
             command_algo(a), rep->streamed ? "streamed" : "resident", (long long)rep->chunk,
-            rep->depth, rep->input_passes, rep->overlap);
+            rep->depth, rep->input_passes);
+    put_real(f, "overlap", rep->overlap, 6);
     fprintf(f, ", \"phases\": {");
-    for (int p = 0; p < GS_PHASE_COUNT; p++)
-        fprintf(f, "%s\"%s\": {\"min\": %.9g, \"avg\": %.9g, \"max\": %.9g}", p ? ", " : "",
-                gs_phase_name((gs_phase)p), rep->phase_min[p], rep->phase_avg[p], rep->phase_max[p]);
+    for (int p = 0; p < GS_PHASE_COUNT; p++) {
+        /* put_real's leading ", " would open the object wrongly: the first key by hand */
+        char min[40];
+        format_real(min, sizeof min, rep->phase_min[p], 9);
+        fprintf(f, "%s\"%s\": {\"min\": %s", p ? ", " : "", gs_phase_name((gs_phase)p), min);
+        put_real(f, "avg", rep->phase_avg[p], 9);
+        put_real(f, "max", rep->phase_max[p], 9);
+        fputc('}', f);
+    }
     fprintf(f, "}, \"devices\": [");
     for (int i = 0; i < rep->ranks; i++) {
         fprintf(f, "%s{\"rank\": %d, \"host\": ", i ? ", " : "", i);
@@ -141,9 +168,27 @@ int cli_write_json(const cli_args *a, const gs_report *rep, const gs_value *resu
     return cli_write_report(a->json_path, "JSON", write_json_job, &job, err, errlen);
 }
 
-void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend)
+/* {"error": MESSAGE, "status": STATUS}: data is a two-string array. */
+static void write_json_error(FILE *f, const void *data)
+{
+    const char *const *texts = data;
+    fputs("{\"error\": ", f);
+    cli_json_string(f, texts[0]);
+    fputs(", \"status\": ", f);
+    cli_json_string(f, texts[1]);
+    fputs("}\n", f);
+}
+
+int cli_write_json_error(const cli_args *a, const char *message, const char *status, char *err, size_t errlen)
+{
+    const char *texts[2] = {message, status};
+    return cli_write_report(a->json_path, "JSON", write_json_error, texts, err, errlen);
+}
+
+void cli_print_info(FILE *out, int size, const gs_rank_info *ranks, gs_backend backend, const char *cpu_why)
 {
     fprintf(out, "%s\nMPI ranks: %d, backend: %s\n", gs_build_info(), size, gs_backend_name(backend));
+    if (*cpu_why) fprintf(out, "on the CPU backend because %s\n", cpu_why);
     for (int i = 0; i < size; i++) {
         const gs_rank_info *r = &ranks[i];
         fprintf(out, "rank %d  host %s  local rank %d  ", r->rank, r->host, r->local_rank);

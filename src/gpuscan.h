@@ -115,10 +115,13 @@ typedef struct gs_config {
                                  a teaching variant of the CUDA backend (`gpuscan ladder
                                  --list`); the string is copied */
     const char *scan_kernel;  /* likewise for scans */
+    int exact;                /* 1: f32/f64 sums and prefix sums exact, rounded once
+                                 (docs/SEMANTICS.md); float products then fail with
+                                 GS_ERR_ARG; nothing else changes (since version 3) */
 } gs_config;
 
-#define GS_CONFIG_VERSION 2
-#define GS_CONFIG_INIT { sizeof(gs_config), GS_CONFIG_VERSION, GS_BACKEND_AUTO, -1, 0, NULL, NULL }
+#define GS_CONFIG_VERSION 3
+#define GS_CONFIG_INIT { sizeof(gs_config), GS_CONFIG_VERSION, GS_BACKEND_AUTO, -1, 0, NULL, NULL, 0 }
 GS_API void gs_config_init(gs_config *cfg);
 
 /* Collective. Duplicates `comm`, binds this rank to its GPU (CUDA backend).
@@ -166,7 +169,8 @@ GS_API gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind k
 
 /* ---- whole-array runs on files and generated data (collective) ----------- */
 typedef struct gs_source {
-    const char *path;   /* .npy or raw file; NULL: generated data */
+    const char *path;   /* .npy or raw file, or an HDF5 dataset "FILE.h5[:/DATASET]"
+                           (builds with HDF5); NULL: generated data */
     int64_t count;      /* generated elements (path == NULL) */
     uint64_t seed;      /* generator seed */
     gs_type type;       /* element type; for .npy, `type_given` says */
@@ -227,8 +231,9 @@ typedef struct gs_run_options {
 
 GS_API gs_status gs_reduce_run(gs_context *ctx, const gs_source *src, gs_op op,
                         const gs_run_options *opt, gs_value *result, gs_report *report);
-/* Writes the scan to `out_path` (.npy when the name ends in ".npy", else raw)
- * through a temporary file renamed only when every rank succeeded. */
+/* Writes the scan to `out_path` (.npy when the name ends in ".npy", an HDF5
+ * dataset for "FILE.h5[:/DATASET]", else raw) through a temporary file
+ * renamed only when every rank succeeded. */
 GS_API gs_status gs_scan_run(gs_context *ctx, const gs_source *src, gs_op op, gs_scan_kind kind,
                       const char *out_path, const gs_run_options *opt, gs_report *report);
 

@@ -116,6 +116,19 @@ gs_status gs_be_scan_async(gs_be *be, gs_type type, gs_op op, gs_scan_kind kind,
     return GS_BE_CALL(be, scan_async, type, op, kind, in, out, n, carry, overflow);
 }
 
+int gs_be_has_exact(gs_be *be) { return be->ops->reduce_exact_async && be->ops->scan_exact_async; }
+
+gs_status gs_be_reduce_exact_async(gs_be *be, gs_type type, const void *in, int64_t n, gs_exact *acc)
+{
+    return GS_BE_CALL(be, reduce_exact_async, type, in, n, acc);
+}
+
+gs_status gs_be_scan_exact_async(gs_be *be, gs_type type, gs_scan_kind kind, const void *in, void *out,
+                                 int64_t n, gs_exact *carry)
+{
+    return GS_BE_CALL(be, scan_exact_async, type, kind, in, out, n, carry);
+}
+
 gs_status gs_be_reduce(gs_be *be, gs_type type, gs_op op, const void *in, int64_t n, gs_acc *partial)
 {
     return GS_BE_CALL(be, reduce, type, op, in, n, partial);

@@ -17,6 +17,7 @@
 #define GS_BACKEND_H
 
 #include "gs_algo.h"
+#include "gs_exact.h"
 #include "gs_rules.h"
 #include "gs_status.h"
 
@@ -78,6 +79,14 @@ typedef struct gs_backend_ops {
      * cleared); both in backend memory */
     gs_status (*scan_async)(void *impl, gs_type type, gs_op op, gs_scan_kind kind, const void *in,
                             void *out, int64_t n, gs_acc *carry, uint32_t *overflow);
+    /* --exact (gs_exact.h), f32 and f64 only; NULL where the backend lacks it.
+     * queued: *acc += the exact sum of in[0..n); acc (a gs_exact) in backend memory */
+    gs_status (*reduce_exact_async)(void *impl, gs_type type, const void *in, int64_t n, gs_exact *acc);
+    /* queued: out[i] = RN(*carry + in[0] + ... + in[i]) (inclusive; exclusive: up to
+     * in[i-1]) in the element type, then *carry += the exact sum of in[0..n); carry in
+     * backend memory */
+    gs_status (*scan_exact_async)(void *impl, gs_type type, gs_scan_kind kind, const void *in,
+                                  void *out, int64_t n, gs_exact *carry);
     /* at once: the reduction partial of in[0..n), on the host */
     gs_status (*reduce)(void *impl, gs_type type, gs_op op, const void *in, int64_t n, gs_acc *partial);
     /* at once: the scan from carry_in (host values); *overflow 1 when a prefix sum overflowed */
@@ -151,6 +160,11 @@ gs_status gs_be_fill(gs_be *be, void *d, int byte, size_t bytes);
 gs_status gs_be_reduce_async(gs_be *be, gs_type type, gs_op op, const void *in, int64_t n, gs_acc *acc);
 gs_status gs_be_scan_async(gs_be *be, gs_type type, gs_op op, gs_scan_kind kind, const void *in,
                            void *out, int64_t n, gs_acc *carry, uint32_t *overflow);
+/* 1 when the backend has the exact entries (both). */
+int gs_be_has_exact(gs_be *be);
+gs_status gs_be_reduce_exact_async(gs_be *be, gs_type type, const void *in, int64_t n, gs_exact *acc);
+gs_status gs_be_scan_exact_async(gs_be *be, gs_type type, gs_scan_kind kind, const void *in, void *out,
+                                 int64_t n, gs_exact *carry);
 gs_status gs_be_reduce(gs_be *be, gs_type type, gs_op op, const void *in, int64_t n, gs_acc *partial);
 gs_status gs_be_scan(gs_be *be, gs_type type, gs_op op, gs_scan_kind kind, const void *in, void *out,
                      int64_t n, gs_acc carry_in, int *overflow);

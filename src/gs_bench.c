@@ -117,6 +117,12 @@ static gs_status check_case(gs_context *ctx, const gs_bench_case *c)
     if (c->n < 1 || c->n > GS_BENCH_MAX_N)
         return gs_fail(ctx, GS_ERR_ARG, "bench: %lld elements (1 to %lld)", (long long)c->n,
                        (long long)GS_BENCH_MAX_N);
+    if (c->exact && !gs_be_has_exact(&ctx->be))
+        return gs_fail(ctx, GS_ERR_UNSUPPORTED, "bench --exact: the %s backend has no exact kernels in this build",
+                       gs_backend_name(ctx->be.ops->kind));
+    if (c->exact && !((c->type == GS_F32 || c->type == GS_F64) && c->op == GS_SUM))
+        return gs_fail(ctx, GS_ERR_ARG, "bench --exact: exact rows are f32/f64 sums, not %s %s",
+                       gs_type_name(c->type), gs_op_name(c->op));
     if (c->iters < 1 || c->warmup < 0 || c->check_iters < 0)
         return gs_fail(ctx, GS_ERR_ARG, "bench: %d timed runs (at least 1), %d warm-up and %d checked (at least 0)",
                        c->iters, c->warmup, c->check_iters);
@@ -223,10 +229,12 @@ static gs_status time_runs(gs_bench *b, gs_bench_result *r)
 /* ---- one case: checks ------------------------------------------------------------ */
 
 /* What the reference says: a reduction's global partial and sum of |x|, or
- * a scan's offset (the combined lower ranks) and their sum of |x|. */
+ * a scan's offset (the combined lower ranks) and their sum of |x|; on the
+ * exact path the same as an exact state instead. */
 typedef struct gs_bench_reference {
     gs_acc value;
     double abs_sum;
+    gs_exact exact;
 } gs_bench_reference;
 
 /* The input elements [first, first + m) of this rank's shard, on the host:
@@ -255,13 +263,29 @@ static gs_status poison_output(gs_bench *b)
     gs_status st = GS_OK;
     const size_t bytes = (size_t)b->count * b->out_size;
     if (b->on_device) st = gs_be_fill(&b->ctx->be, b->out, 0xff, bytes);
-    else memset(b->out, 0xff, bytes);
+    else if (bytes) memset(b->out, 0xff, bytes);   /* an empty shard has no buffer (NULL) */
     return gs_mpi_agree(&b->ctx->mpi, st);
+}
+
+/* compute_reference of the exact path: the exact sum of the whole input
+ * (reductions) or of the lower ranks' (scans). */
+static gs_status compute_exact_reference(gs_bench *b, gs_bench_reference *ref)
+{
+    gs_exact partial;
+    gs_exact_clear(&partial);
+    for (int64_t first = 0; first < b->count; first += GS_BENCH_CHECK_BLOCK) {
+        int64_t m = block_len(b, first);
+        gs_verify_reduce_exact(b->c->type, host_input(b, first, m), m, &partial);
+    }
+    if (b->c->scan) return gs_mpi_exscan_exact(&b->ctx->mpi, &partial, &ref->exact);
+    ref->exact = partial;
+    return gs_mpi_allreduce_exact(&b->ctx->mpi, &ref->exact);
 }
 
 static gs_status compute_reference(gs_bench *b, gs_bench_reference *ref)
 {
     const gs_bench_case *c = b->c;
+    if (c->exact) return compute_exact_reference(b, ref);
     gs_acc partial = gs_acc_identity(c->type, c->op);
     double abs_sum = 0;
     for (int64_t first = 0; first < b->count; first += GS_BENCH_CHECK_BLOCK) {
@@ -321,12 +345,14 @@ static gs_status check_run(gs_bench *b, const gs_bench_reference *ref, int64_t *
             else got.v.u ^= 1;
         }
         /* every rank holds the result: any rank's wrong one counts */
-        int64_t bad = !gs_verify_reduce_ok(c->type, c->op, acc_of_result(c->type, c->op, got),
-                                           ref->value, c->n, ref->abs_sum);
+        int64_t bad = c->exact ? !gs_verify_same_f64(got.v.f, gs_exact_round_f64(&ref->exact))
+                               : !gs_verify_reduce_ok(c->type, c->op, acc_of_result(c->type, c->op, got),
+                                                      ref->value, c->n, ref->abs_sum);
         return gs_mpi_max_i64(&b->ctx->mpi, bad, wrong);
     }
     gs_verify_scan v;
-    gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, ref->value, ref->abs_sum);
+    if (c->exact) gs_verify_scan_begin_exact(&v, c->type, c->kind, &ref->exact);
+    else gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, ref->value, ref->abs_sum);
     gs_status st = GS_OK;
     for (int64_t first = 0; first < b->count && st == GS_OK; first += GS_BENCH_CHECK_BLOCK) {
         int64_t m = block_len(b, first);
@@ -363,13 +389,46 @@ gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result 
     r->wrong = -1;
     gs_bench b;
     gs_status st = setup(&b, ctx, c);
+    /* the case's path, whatever the context's config says, for its runs only */
+    const int config_exact = ctx->exact;
+    ctx->exact = c->exact;
     for (int i = 0; i < c->warmup && st == GS_OK; i++) st = run_once(&b);
     if (st == GS_OK) st = time_runs(&b, r);
     if (st == GS_OK) st = check_runs(&b, r);
+    ctx->exact = config_exact;
     teardown(&b);
     if (st != GS_OK) return st;
     r->bytes = (uint64_t)c->n * (b.in_size + b.out_size);
     r->gbps_total = r->median > 0 ? (double)r->bytes / r->median * 1e-9 : 0;
     r->gbps_rank = r->gbps_total / ctx->mpi.size;
     return GS_OK;
+}
+
+/* ---- file reads -------------------------------------------------------------- */
+
+gs_status gs_bench_read(gs_context *ctx, const char *path, int iters, gs_bench_read_result *r)
+{
+    memset(r, 0, sizeof *r);
+    gs_status st = iters >= 1 ? GS_OK : gs_fail(ctx, GS_ERR_ARG, "bench: %d read runs (at least 1)", iters);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    double *times = malloc((size_t)iters * sizeof *times);
+    st = times ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "bench: no memory for %d read times", iters);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    const gs_source src = {path, 0, 0, GS_F32, 0};
+    gs_run_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.residency = GS_RESIDENCY_STREAMED;
+    gs_report rep;
+    for (int i = 0; i < iters && st == GS_OK; i++) {
+        gs_value ignored;
+        st = gs_reduce_run(ctx, &src, GS_MAX, &opt, &ignored, &rep);
+        times[i] = rep.phase_max[GS_PHASE_READ];
+    }
+    if (st == GS_OK) {
+        r->bytes = rep.bytes;
+        r->median = sort_and_median(times, iters);
+        r->gbps = r->median > 0 ? (double)r->bytes / r->median / 1e9 : 0;
+    }
+    free(times);
+    return st;
 }

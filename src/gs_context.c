@@ -113,8 +113,12 @@ static gs_status setup(gs_context *ctx, MPI_Comm comm, const gs_config *cfg_in, 
     const gs_backend backend = cpu_ranks ? GS_BACKEND_CPU : GS_BACKEND_CUDA;
     ctx->device = cfg.device;
     ctx->mem_cap = cfg.device_mem_cap;
+    ctx->exact = cfg.exact;
     st = resolve_variants(ctx, &cfg, backend);
     if (st == GS_OK) st = open_backend(ctx, backend);
+    if (st == GS_OK && ctx->exact && !gs_be_has_exact(&ctx->be))
+        st = gs_fail(ctx, GS_ERR_UNSUPPORTED, "--exact is not available on the %s backend in this build",
+                     gs_backend_name(backend));
     return gs_mpi_agree(&ctx->mpi, st);
 }
 

@@ -25,6 +25,7 @@ struct gs_context {
     gs_algo reduce_algo, scan_algo;   /* the config's kernel names, resolved */
     int device;             /* the config's device request (-1: by node-local rank) */
     uint64_t mem_cap;       /* bytes of backend memory a run may take; 0: no cap */
+    int exact;              /* the config's exact: f32/f64 sums in gs_exact states */
     struct gs_ring *ring;
 };
 
@@ -35,6 +36,10 @@ struct gs_context {
  * GS_ERR_OVERFLOW when an integer sum does not fit 64 bits, GS_ERR_EMPTY for
  * min/max of nothing. Sets no message (the caller knows the context). */
 gs_status gs_finish_reduce(gs_type type, gs_op op, gs_acc acc, int64_t n_total, gs_value *result);
+/* 1 when (type, op) runs on the exact path: ctx->exact and an f32/f64 sum. */
+int gs_exact_applies(const gs_context *ctx, gs_type type, gs_op op);
+/* GS_ERR_ARG (with the message) for what --exact refuses: float products. */
+gs_status gs_exact_check(gs_context *ctx, gs_type type, gs_op op);
 /* A gs_value of `type` from one element in memory. */
 gs_value gs_value_from_element(gs_type type, const void *element);
 

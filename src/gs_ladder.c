@@ -11,6 +11,11 @@
  * the blocks before it (their partials combined in order), as a rank's
  * does from the lower ranks' (docs/SEMANTICS.md's bound covers both). A
  * scan's output comes back a chunk at a time through pinned memory.
+ *
+ * The exact row (--exact) runs the backend's exact kernels on the same
+ * data with a gs_exact state in device memory; its reference is each
+ * block's exact sum (gs_verify_reduce_exact), merged in order, and its
+ * check bit-equality.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -59,7 +64,17 @@ typedef struct ladder {
     gs_acc reduced;           /* reductions: the reference partial */
     double abs_sum;
     gs_algo algo;             /* the variant being run */
+    int exact;                /* the exact row applies to the case */
+    int exact_row;            /* the exact row is being run (not l->algo) */
+    gs_exact *d_exact;        /* its sum or carry, in device memory */
+    gs_exact *exact_before;   /* its reference: the exact sum before each block, then of all */
 } ladder;
+
+/* 1 when the exact row applies to (type, op). */
+static int exact_applies(const gs_ladder_case *c)
+{
+    return c->exact && (c->type == GS_F32 || c->type == GS_F64) && c->op == GS_SUM;
+}
 
 static int64_t block_len(const ladder *l, int64_t b)
 {
@@ -93,9 +108,14 @@ static gs_status blocks_on_threads(ladder *l, int64_t first, int64_t last, const
             if (!out) {
                 l->carries[b] = gs_verify_reduce_ref(c->type, c->op, x, m);
                 l->abs_before[b] = gs_verify_abs_sum(c->type, x, m);
+                if (l->exact) {
+                    gs_exact_clear(&l->exact_before[b]);
+                    gs_verify_reduce_exact(c->type, x, m, &l->exact_before[b]);
+                }
             } else {
                 gs_verify_scan v;
-                gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, l->carries[b], l->abs_before[b]);
+                if (l->exact_row) gs_verify_scan_begin_exact(&v, c->type, c->kind, &l->exact_before[b]);
+                else gs_verify_scan_begin(&v, c->type, c->op, c->kind, c->n, l->carries[b], l->abs_before[b]);
                 bad += gs_verify_scan_chunk(&v, x, (const char *)out + (size_t)((b - first) * GS_LADDER_CHECK_BLOCK) * l->out_size, m);
             }
         }
@@ -113,7 +133,8 @@ static gs_status reference(ladder *l)
     l->blocks = (c->n + GS_LADDER_CHECK_BLOCK - 1) / GS_LADDER_CHECK_BLOCK;
     l->carries = malloc((size_t)(l->blocks + 1) * sizeof *l->carries);
     l->abs_before = malloc((size_t)(l->blocks + 1) * sizeof *l->abs_before);
-    if (!l->carries || !l->abs_before)
+    if (l->exact) l->exact_before = malloc((size_t)(l->blocks + 1) * sizeof *l->exact_before);
+    if (!l->carries || !l->abs_before || (l->exact && !l->exact_before))
         return gs_fail(l->ctx, GS_ERR_NOMEM, "ladder: no host memory for the reference of %lld elements",
                        (long long)c->n);
     GS_CHECK(blocks_on_threads(l, 0, l->blocks, NULL, NULL));
@@ -130,6 +151,15 @@ static gs_status reference(ladder *l)
     }
     l->carries[l->blocks] = gs_acc_scan_carry(c->type, c->op, acc);
     l->abs_before[l->blocks] = abs;
+    if (l->exact) {
+        gs_exact sum;
+        gs_exact_clear(&sum);
+        for (int64_t b = 0; b <= l->blocks; b++) {
+            const gs_exact partial = l->exact_before[b];
+            l->exact_before[b] = sum;
+            if (b < l->blocks) gs_exact_merge(&sum, &partial);
+        }
+    }
     l->reduced = acc;
     l->abs_sum = abs;
     return GS_OK;
@@ -145,6 +175,32 @@ static gs_status run_variant(void *arg)
                                      l->work_bytes);
     return gs_be_ladder_scan(l->be, l->algo, c->type, c->op, c->kind, l->d_in, l->d_out, c->n, l->d_acc,
                                l->d_overflow, l->d_work, l->work_bytes);
+}
+
+/* One run of the exact kernels, queued: onto the device's exact state. */
+static gs_status run_exact(void *arg)
+{
+    ladder *l = arg;
+    const gs_ladder_case *c = l->c;
+    if (!c->scan) return gs_be_reduce_exact_async(l->be, c->type, l->d_in, c->n, l->d_exact);
+    return gs_be_scan_exact_async(l->be, c->type, c->kind, l->d_in, l->d_out, c->n, l->d_exact);
+}
+
+/* The device's exact state cleared (a zero sum or carry). */
+static gs_status reset_exact(ladder *l)
+{
+    gs_exact zero;
+    gs_exact_clear(&zero);
+    return gs_be_copy(l->be, l->d_exact, &zero, sizeof zero, 1);
+}
+
+/* 1 when the device's exact state rounds as the reference's. */
+static gs_status exact_state_ok(ladder *l, const gs_exact *ref, int *ok)
+{
+    gs_exact got;
+    GS_CHECK(gs_be_copy(l->be, &got, l->d_exact, sizeof got, 0));
+    *ok = gs_verify_same_f64(gs_exact_round_f64(&got), gs_exact_round_f64(ref));
+    return GS_OK;
 }
 
 /* The carry from the identity and a clear overflow flag, on the device. */
@@ -165,11 +221,20 @@ static int same_carry(const gs_ladder_case *c, gs_acc got, gs_acc ref, double ab
 
 /* One more run after poisoning what it writes, checked: wrong output
  * elements, plus one each for a wrong carry or overflow flag (which cub
- * does not produce). */
+ * does not produce); for the exact row, bit for bit, plus one for a wrong
+ * final sum or carry. */
 static gs_status check_variant(ladder *l, int64_t *wrong)
 {
     const gs_ladder_case *c = l->c;
     *wrong = 0;
+    if (l->exact_row) GS_CHECK(reset_exact(l));
+    if (!c->scan && l->exact_row) {
+        GS_CHECK(run_exact(l));
+        int ok;
+        GS_CHECK(exact_state_ok(l, &l->exact_before[l->blocks], &ok));
+        *wrong = !ok;
+        return GS_OK;
+    }
     if (!c->scan) {
         gs_acc got;
         GS_CHECK(gs_be_fill(l->be, l->d_acc, 0xff, sizeof got));
@@ -178,9 +243,9 @@ static gs_status check_variant(ladder *l, int64_t *wrong)
         *wrong = !gs_verify_reduce_ok(c->type, c->op, got, l->reduced, c->n, l->abs_sum);
         return GS_OK;
     }
-    GS_CHECK(reset_carry(l));
+    if (!l->exact_row) GS_CHECK(reset_carry(l));
     GS_CHECK(gs_be_fill(l->be, l->d_out, 0xff, (size_t)c->n * l->out_size));
-    GS_CHECK(run_variant(l));
+    GS_CHECK(l->exact_row ? run_exact(l) : run_variant(l));
     unsigned char tail[32];
     GS_CHECK(gs_be_copy(l->be, tail, l->d_acc, sizeof tail, 0));
     int64_t bad = 0;
@@ -194,7 +259,11 @@ static gs_status check_variant(ladder *l, int64_t *wrong)
         GS_CHECK(blocks_on_threads(l, first, last, l->h_stage, &chunk_bad));
         bad += chunk_bad;
     }
-    if (l->algo != GS_ALGO_CUB) {
+    if (l->exact_row) {
+        int ok;
+        GS_CHECK(exact_state_ok(l, &l->exact_before[l->blocks], &ok));
+        bad += !ok;
+    } else if (l->algo != GS_ALGO_CUB) {
         gs_acc carry;
         uint32_t overflow;
         memcpy(&carry, tail, sizeof carry);
@@ -218,16 +287,16 @@ static gs_status time_variant(ladder *l, gs_ladder_row *row)
     float *ms = malloc((size_t)c->iters * sizeof *ms);
     if (!ms) return gs_fail(l->ctx, GS_ERR_NOMEM, "ladder: no memory for %d run times", c->iters);
     /* the timed runs chain their carry, as consecutive chunks would */
-    gs_status st = c->scan ? reset_carry(l) : GS_OK;
+    gs_status st = l->exact_row ? reset_exact(l) : c->scan ? reset_carry(l) : GS_OK;
     /* with a warm-up, at least GS_LADDER_WARMUP_MS of it: clocks that fell
      * while the host computed the reference come back up before timing */
     const double warmup_ms = c->warmup > 0 ? GS_LADDER_WARMUP_MS : 0;
     if (st == GS_OK)
-        st = gs_be_time_runs(l->be, run_variant, l, c->warmup, warmup_ms, c->iters, ms);
+        st = gs_be_time_runs(l->be, l->exact_row ? run_exact : run_variant, l, c->warmup, warmup_ms, c->iters, ms);
     if (st == GS_OK) {
         qsort(ms, (size_t)c->iters, sizeof *ms, compare_floats);
         const double median = c->iters % 2 ? ms[c->iters / 2] : 0.5 * (ms[c->iters / 2 - 1] + ms[c->iters / 2]);
-        row->algo = (int)l->algo;
+        row->algo = l->exact_row ? GS_LADDER_EXACT : (int)l->algo;
         row->median = median * 1e-3;
         row->bytes = (uint64_t)c->n * (l->in_size + l->out_size);
         row->gbps = row->median > 0 ? (double)row->bytes / row->median * 1e-9 : 0;
@@ -246,7 +315,7 @@ static gs_status copy_row(ladder *l, gs_ladder_row *row)
     const int reps = c->iters < GS_COPY_MAX_REPS ? c->iters : GS_COPY_MAX_REPS;
     double gbps;
     GS_CHECK(gs_be_copy_bandwidth(l->be, GS_COPY_D2D, bytes, reps, &gbps));
-    row->algo = -1;
+    row->algo = GS_LADDER_COPY;
     row->bytes = 2 * (uint64_t)bytes;
     row->gbps = gbps;
     row->median = gbps > 0 ? (double)row->bytes / (gbps * 1e9) : 0;
@@ -278,6 +347,7 @@ static gs_status setup(ladder *l, const gs_algo *order, int count)
     l->d_acc = scalars;
     l->d_overflow = (uint32_t *)((char *)scalars + sizeof(gs_acc));
     if (l->work_bytes) GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, &l->d_work, l->work_bytes));
+    if (l->exact) GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, (void **)&l->d_exact, sizeof(gs_exact)));
     GS_CHECK(gs_be_generate(l->be, c->type, c->seed, 0, c->n, l->d_in));
     return reference(l);
 }
@@ -289,8 +359,10 @@ static void teardown(ladder *l)
     gs_be_free(l->be, GS_MEM_DEVICE, l->d_work);
     gs_be_free(l->be, GS_MEM_DEVICE, l->d_acc);
     gs_be_free(l->be, GS_MEM_PINNED, l->h_stage);
+    gs_be_free(l->be, GS_MEM_DEVICE, l->d_exact);
     free(l->carries);
     free(l->abs_before);
+    free(l->exact_before);
 }
 
 static gs_status run_case(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row *rows, int *n_rows)
@@ -307,10 +379,15 @@ static gs_status run_case(gs_context *ctx, const gs_ladder_case *c, gs_ladder_ro
     l.ctx = ctx;
     l.be = &ctx->be;
     l.c = c;
+    l.exact = exact_applies(c);
     gs_status st = setup(&l, order, count);
     if (st == GS_OK) st = copy_row(&l, &rows[(*n_rows)++]);
     for (int i = 0; i < count && st == GS_OK; i++) {
         l.algo = order[i];
+        st = time_variant(&l, &rows[(*n_rows)++]);
+    }
+    if (st == GS_OK && l.exact) {
+        l.exact_row = 1;
         st = time_variant(&l, &rows[(*n_rows)++]);
     }
     teardown(&l);
@@ -329,6 +406,9 @@ static gs_status check_case(gs_context *ctx, const gs_ladder_case *c)
     if (c->algo >= GS_ALGO_COUNT || (c->algo >= 0 && !gs_algo_serves((gs_algo)c->algo, c->scan)))
         return gs_fail(ctx, GS_ERR_ARG, "ladder: %s is no %s variant", gs_algo_name((gs_algo)c->algo),
                        c->scan ? "scan" : "reduction");
+    if (exact_applies(c) && !gs_be_has_exact(&ctx->be))
+        return gs_fail(ctx, GS_ERR_UNSUPPORTED, "ladder --exact: the %s backend has no exact kernels in this build",
+                       gs_backend_name(ctx->be.ops->kind));
     return GS_OK;
 }
 

@@ -46,6 +46,24 @@ static const struct {
 /* The longest string value quoted back in a message. */
 #define NPY_QUOTE_MAX 40
 
+/* A string from the file as a message quotes it: cut to NPY_QUOTE_MAX
+ * characters, and anything but printable ASCII shown as '?', since the
+ * message goes to a terminal (an escape sequence in a header must not
+ * reach it). */
+typedef struct npy_quoted {
+    char s[NPY_QUOTE_MAX + 1];
+} npy_quoted;
+
+static npy_quoted npy_quote(const char *s, size_t len)
+{
+    npy_quoted q;
+    size_t n = len > NPY_QUOTE_MAX ? NPY_QUOTE_MAX : len;
+    for (size_t i = 0; i < n; i++)
+        q.s[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+    q.s[n] = '\0';
+    return q;
+}
+
 static gs_status npy_error(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
@@ -222,7 +240,7 @@ static const char *npy_kind_name(char kind)
 /* Map a descr string such as '<f8' to a gs_type. */
 static gs_status npy_descr(const char *s, size_t len, gs_type *type, char *err, size_t errlen)
 {
-    int shown = len > NPY_QUOTE_MAX ? NPY_QUOTE_MAX : (int)len;
+    const npy_quoted shown = npy_quote(s, len);
     char order = NPY_NATIVE_ORDER;
     size_t i = 0;
     if (len > 0 && (s[0] == '<' || s[0] == '>' || s[0] == '=' || s[0] == '|')) {
@@ -231,12 +249,12 @@ static gs_status npy_descr(const char *s, size_t len, gs_type *type, char *err, 
         i = 1;
     }
     if (i == len)
-        return npy_error(err, errlen, "malformed .npy header: empty dtype '%.*s'", shown, s);
+        return npy_error(err, errlen, "malformed .npy header: empty dtype '%s'", shown.s);
     char kind = s[i];
     const char *what = npy_kind_name(kind);
     if (what)
-        return npy_error(err, errlen, "%s dtype '%.*s' is not supported (supported: "
-                         NPY_SUPPORTED ")", what, shown, s);
+        return npy_error(err, errlen, "%s dtype '%s' is not supported (supported: "
+                         NPY_SUPPORTED ")", what, shown.s);
     unsigned size = 0;
     for (i++; i < len && s[i] >= '0' && s[i] <= '9' && size < 1000; i++)
         size = size * 10 + (unsigned)(s[i] - '0');
@@ -246,14 +264,14 @@ static gs_status npy_descr(const char *s, size_t len, gs_type *type, char *err, 
             if (npy_dtypes[t].kind == kind && npy_dtypes[t].size == size)
                 break;
     if (t == GS_TYPE_COUNT)
-        return npy_error(err, errlen, "dtype '%.*s' is not supported (supported: "
-                         NPY_SUPPORTED ")", shown, s);
+        return npy_error(err, errlen, "dtype '%s' is not supported (supported: "
+                         NPY_SUPPORTED ")", shown.s);
     if (order == '>')
-        return npy_error(err, errlen, "big-endian dtype '%.*s' is not supported: convert "
-                         "it with x.astype('<%c%u')", shown, s, kind, size);
+        return npy_error(err, errlen, "big-endian dtype '%s' is not supported: convert "
+                         "it with x.astype('<%c%u')", shown.s, kind, size);
     if (order == '|')
-        return npy_error(err, errlen, "dtype '%.*s': byte order '|' (not applicable) is "
-                         "only valid for 1-byte types", shown, s);
+        return npy_error(err, errlen, "dtype '%s': byte order '|' (not applicable) is "
+                         "only valid for 1-byte types", shown.s);
     *type = (gs_type)t;
     return GS_OK;
 }
@@ -281,8 +299,8 @@ static gs_status npy_dict(npy_cursor *c, gs_npy_header *h, npy_shape *shape, int
         while (k < 3 && !(strlen(keys[k]) == klen && memcmp(keys[k], key, klen) == 0))
             k++;
         if (k == 3)
-            return npy_error(c->err, c->errlen, "malformed .npy header: unexpected key '%.*s'",
-                             klen > NPY_QUOTE_MAX ? NPY_QUOTE_MAX : (int)klen, key);
+            return npy_error(c->err, c->errlen, "malformed .npy header: unexpected key '%s'",
+                             npy_quote(key, klen).s);
         if (seen[k]++)
             return npy_error(c->err, c->errlen, "malformed .npy header: key '%s' appears twice",
                              keys[k]);

@@ -199,9 +199,14 @@ static gs_status compute(gs_pipe *p, int64_t k, int s, int64_t m)
     if (p->slot[s].timed & (1u << GS_PHASE_H2D))
         GS_CHECK(gs_be_stream_wait(p->be, GS_STREAM_COMPUTE, p->ring->ev[s][GS_PHASE_H2D][1]));
     GS_CHECK(mark(p, s, GS_PHASE_COMPUTE, 0, GS_STREAM_COMPUTE));
-    if (p->scanning)
+    if (p->scanning && p->exact)
+        GS_CHECK(gs_be_scan_exact_async(p->be, p->type, p->kind, compute_in(p, k), compute_out(p, k), m,
+                                        &d->exact));
+    else if (p->scanning)
         GS_CHECK(gs_be_scan_async(p->be, p->type, p->op, p->kind, compute_in(p, k), compute_out(p, k), m,
                                   &d->value, &d->overflow));
+    else if (p->exact)
+        GS_CHECK(gs_be_reduce_exact_async(p->be, p->type, compute_in(p, k), m, &d->exact));
     else
         GS_CHECK(gs_be_reduce_async(p->be, p->type, p->op, compute_in(p, k), m, &d->value));
     GS_CHECK(mark(p, s, GS_PHASE_COMPUTE, 1, GS_STREAM_COMPUTE));
@@ -336,28 +341,25 @@ static gs_status agree(gs_pipe *p, gs_status st)
     return st;
 }
 
-/* Start the pass's running value at `start`, with no overflow seen. */
-static gs_status begin_pass(gs_pipe *p, int scanning, gs_acc start)
+/* Start the pass's running value at `start` (its overflow flag is ignored:
+ * no overflow is seen yet). */
+static gs_status begin_pass(gs_pipe *p, int scanning, const gs_ring_scalars *start)
 {
     p->scanning = scanning;
     memset(p->slot, 0, sizeof p->slot);
-    gs_ring_scalars scalars;
-    memset(&scalars, 0, sizeof scalars);
-    scalars.value = start;
+    gs_ring_scalars scalars = *start;
+    scalars.overflow = 0;
     return gs_be_copy(p->be, p->ring->d_scalars.p, &scalars, sizeof scalars, 1);
 }
 
 /* The pass's running value, once the backend is idle. */
-static gs_status end_pass(gs_pipe *p, gs_acc *value)
+static gs_status end_pass(gs_pipe *p, gs_ring_scalars *value)
 {
-    gs_ring_scalars scalars;
-    GS_CHECK(gs_be_copy(p->be, &scalars, p->ring->d_scalars.p, sizeof scalars, 0));
-    if (scalars.overflow) return overflowed(p);
-    *value = scalars.value;
-    return GS_OK;
+    GS_CHECK(gs_be_copy(p->be, value, p->ring->d_scalars.p, sizeof *value, 0));
+    return value->overflow ? overflowed(p) : GS_OK;
 }
 
-static gs_status run_pass(gs_pipe *p, int scanning, gs_acc start, gs_acc *value)
+static gs_status run_pass(gs_pipe *p, int scanning, const gs_ring_scalars *start, gs_ring_scalars *value)
 {
     /* a scan writes chunk k-depth+1 in the step that reads chunk k */
     const int64_t lag = scanning ? p->depth - 1 : 0;
@@ -374,15 +376,48 @@ static gs_status run_pass(gs_pipe *p, int scanning, gs_acc start, gs_acc *value)
     return st;
 }
 
+/* The running value of a pass that starts from `acc` or from the exact
+ * state `exact` (NULL: zero). */
+static gs_ring_scalars scalars_of(gs_acc acc, const gs_exact *exact)
+{
+    gs_ring_scalars s;
+    memset(&s, 0, sizeof s);
+    s.value = acc;
+    if (exact) s.exact = *exact;
+    else gs_exact_clear(&s.exact);
+    return s;
+}
+
 gs_status gs_pipe_reduce(gs_pipe *p, gs_acc *partial)
 {
-    return run_pass(p, 0, gs_acc_identity(p->type, p->op), partial);
+    const gs_ring_scalars start = scalars_of(gs_acc_identity(p->type, p->op), NULL);
+    gs_ring_scalars end;
+    GS_CHECK(run_pass(p, 0, &start, &end));
+    *partial = end.value;
+    return GS_OK;
 }
 
 gs_status gs_pipe_scan(gs_pipe *p, gs_acc carry_in)
 {
-    gs_acc carry_out;
-    return run_pass(p, 1, carry_in, &carry_out);
+    const gs_ring_scalars start = scalars_of(carry_in, NULL);
+    gs_ring_scalars end;
+    return run_pass(p, 1, &start, &end);
+}
+
+gs_status gs_pipe_reduce_exact(gs_pipe *p, gs_exact *partial)
+{
+    const gs_ring_scalars start = scalars_of(gs_acc_identity(p->type, p->op), NULL);
+    gs_ring_scalars end;
+    GS_CHECK(run_pass(p, 0, &start, &end));
+    *partial = end.exact;
+    return GS_OK;
+}
+
+gs_status gs_pipe_scan_exact(gs_pipe *p, const gs_exact *carry_in)
+{
+    const gs_ring_scalars start = scalars_of(gs_acc_identity(p->type, p->op), carry_in);
+    gs_ring_scalars end;
+    return run_pass(p, 1, &start, &end);
 }
 
 /* ---- host shards ------------------------------------------------------------------- */
@@ -410,15 +445,25 @@ static void host_pipe_init(gs_pipe *p, gs_be *be, gs_ring *ring, gs_type type, g
     p->out.host = out;
 }
 
+/* The pass of a host pipeline: a reduction into *partial or *exact, or a
+ * scan from carry_in or *exact (the one of the two that p->exact says). */
+static gs_status host_pass(gs_pipe *p, gs_acc carry_in, gs_acc *partial, gs_exact *exact)
+{
+    gs_status st = gs_pipe_open(p);
+    if (st == GS_OK && p->out.kind == GS_IO_NONE)
+        st = p->exact ? gs_pipe_reduce_exact(p, exact) : gs_pipe_reduce(p, partial);
+    else if (st == GS_OK)
+        st = p->exact ? gs_pipe_scan_exact(p, exact) : gs_pipe_scan(p, carry_in);
+    gs_pipe_close(p);
+    return st;
+}
+
 gs_status gs_pipe_host_reduce(gs_be *be, gs_ring *ring, gs_type type, gs_op op, const void *in,
                               int64_t n, int64_t chunk, int depth, gs_acc *partial)
 {
     gs_pipe p;
     host_pipe_init(&p, be, ring, type, op, GS_INCLUSIVE, in, NULL, n, chunk, depth);
-    gs_status st = gs_pipe_open(&p);
-    if (st == GS_OK) st = gs_pipe_reduce(&p, partial);
-    gs_pipe_close(&p);
-    return st;
+    return host_pass(&p, gs_acc_identity(type, op), partial, NULL);
 }
 
 gs_status gs_pipe_host_scan(gs_be *be, gs_ring *ring, gs_type type, gs_op op, gs_scan_kind kind,
@@ -427,8 +472,14 @@ gs_status gs_pipe_host_scan(gs_be *be, gs_ring *ring, gs_type type, gs_op op, gs
 {
     gs_pipe p;
     host_pipe_init(&p, be, ring, type, op, kind, in, out, n, chunk, depth);
-    gs_status st = gs_pipe_open(&p);
-    if (st == GS_OK) st = gs_pipe_scan(&p, carry_in);
-    gs_pipe_close(&p);
-    return st;
+    return host_pass(&p, carry_in, NULL, NULL);
+}
+
+gs_status gs_pipe_host_exact(gs_be *be, gs_ring *ring, gs_type type, gs_scan_kind kind, const void *in,
+                             void *out, int64_t n, gs_exact *state)
+{
+    gs_pipe p;
+    host_pipe_init(&p, be, ring, type, GS_SUM, kind, in, out, n, 0, 0);
+    p.exact = 1;
+    return host_pass(&p, gs_acc_identity(type, GS_SUM), NULL, state);
 }

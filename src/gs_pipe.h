@@ -20,6 +20,7 @@
 #define GS_PIPE_H
 
 #include "gs_backend.h"
+#include "gs_h5.h"
 #include "gs_mpi.h"
 #include "gs_plan.h"
 #include "gs_ring.h"
@@ -27,14 +28,16 @@
 /* Where a pipeline's input comes from and its output goes. */
 typedef enum gs_pipe_io {
     GS_IO_NONE,       /* output only: a reduction writes nothing */
-    GS_IO_FILE,       /* collective MPI-IO at `offset`, the byte of the shard's element 0 */
+    GS_IO_FILE,       /* collective MPI-IO at `offset`, the byte of the shard's element 0;
+                         or, where `h5` is set, HDF5 at that byte of the dataset's flat data */
     GS_IO_HOST,       /* the caller's host memory */
     GS_IO_GENERATE    /* input only: the generator, on the backend that computes */
 } gs_pipe_io;
 
 typedef struct gs_pipe_end {
     gs_pipe_io kind;
-    gs_file *file;          /* FILE */
+    gs_file *file;          /* FILE through MPI-IO */
+    gs_h5 *h5;              /* FILE through HDF5 (file unused) */
     uint64_t offset;        /* FILE */
     void *host;             /* HOST (only read when it is the input) */
     uint64_t seed;          /* GENERATE */
@@ -68,6 +71,7 @@ typedef struct gs_pipe {
     int64_t steps;              /* chunks per pass: the same on every rank when collective */
     int depth;                  /* ring slots, 1 to GS_MAX_DEPTH */
     int resident;               /* the backend holds the whole shard: read once */
+    int exact;                  /* --exact f32/f64 sums: gs_exact states, the exact entries */
     const char *name;           /* the input in messages: a path, "generated data" */
     gs_pipe_end in, out;        /* out.kind NONE: no scan pass will run */
     gs_pipe_chunk_fn chunk_done;
@@ -105,6 +109,11 @@ gs_status gs_pipe_reduce(gs_pipe *p, gs_acc *partial);
  * prefix sum that overflows fails with GS_ERR_OVERFLOW. */
 gs_status gs_pipe_scan(gs_pipe *p, gs_acc carry_in);
 
+/* The same of an exact pipeline (p->exact): the exact sum of the shard; the
+ * scan from the exact carry_in, each element rounded once. */
+gs_status gs_pipe_reduce_exact(gs_pipe *p, gs_exact *partial);
+gs_status gs_pipe_scan_exact(gs_pipe *p, const gs_exact *carry_in);
+
 /* The ends (gs_pipe_io.c). Chunk k's input, m elements, into `dst` on the
  * host: a collective read of the file (nothing read, but the call made,
  * where `st` already failed), a copy of the caller's memory, or the
@@ -121,5 +130,9 @@ gs_status gs_pipe_host_reduce(gs_be *be, gs_ring *ring, gs_type type, gs_op op, 
 gs_status gs_pipe_host_scan(gs_be *be, gs_ring *ring, gs_type type, gs_op op, gs_scan_kind kind,
                             const void *in, void *out, int64_t n, int64_t chunk, int depth,
                             gs_acc carry_in);
+/* Local, exact: out NULL: *state = the exact sum of in[0..n); else the
+ * exact scan of in into out from *state. */
+gs_status gs_pipe_host_exact(gs_be *be, gs_ring *ring, gs_type type, gs_scan_kind kind, const void *in,
+                             void *out, int64_t n, gs_exact *state);
 
 #endif /* GS_PIPE_H */

@@ -23,6 +23,7 @@ typedef struct gs_buffer {
 /* A pass's running value, in backend memory. */
 typedef struct gs_ring_scalars {
     gs_acc value;        /* the reduction accumulator, or the scan carry */
+    gs_exact exact;      /* the same of an exact pipeline (--exact) */
     uint32_t overflow;   /* non-zero once a prefix sum overflowed */
 } gs_ring_scalars;
 

@@ -39,6 +39,7 @@ typedef struct gs_run {
     size_t in_size, out_size;
     int64_t n, start, count;     /* the global count and this rank's shard */
     gs_file *in, *out;           /* input file (NULL: generated), output file */
+    gs_h5 *in_h5, *out_h5;       /* HDF5 datasets in their place (gs_h5.h) */
     uint64_t in_offset, out_offset; /* bytes before element 0 in each file */
     gs_pipe pipe;
     int pipe_open;
@@ -49,6 +50,8 @@ typedef struct gs_run {
     /* the independent reference (--verify) */
     gs_acc ref_partial;
     double ref_abs;
+    int exact;                   /* --exact applies: f32/f64 sums through gs_exact states */
+    gs_exact ref_exact;          /* the exact path's reference partial */
     gs_verify_scan check;
     void *ref_in;                /* a chunk of input read again for the reference, where
                                     the pipeline's never passes the host */
@@ -73,15 +76,11 @@ static int ends_with(const char *s, const char *suffix)
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-/* Open the input file and learn its type, count and data offset: .npy when
- * it starts with NumPy's magic, else raw binary of the type given. */
-static gs_status open_input_file(gs_run *r)
+/* Regular files only: MPI-IO opens a folder and then fails (or hangs) in
+ * the collective read, waits forever for a FIFO's writer, and reads a
+ * device such as /dev/zero as 0 bytes. */
+static gs_status check_input_path(gs_context *ctx, const char *path)
 {
-    gs_context *ctx = r->ctx;
-    const char *path = r->src->path;
-    /* regular files only: MPI-IO opens a folder and then fails (or hangs) in
-     * the collective read, waits forever for a FIFO's writer, and reads a
-     * device such as /dev/zero as 0 bytes */
     struct stat sb;
     gs_status st = GS_OK;
     if (stat(path, &sb) != 0)
@@ -92,8 +91,38 @@ static gs_status open_input_file(gs_run *r)
         st = gs_fail(ctx, GS_ERR_IO, "%s: not a regular file (a device, FIFO or socket); gpuscan reads regular files only", path);
     else if (access(path, R_OK) != 0)   /* MPI-IO's own message would not name the file */
         st = gs_fail(ctx, GS_ERR_IO, "%s: cannot open for reading: %s", path, strerror(errno));
+    return gs_mpi_agree(&ctx->mpi, st);
+}
+
+/* An HDF5 dataset: its type and count from the file. */
+static gs_status open_input_h5(gs_run *r)
+{
+    gs_context *ctx = r->ctx;
+    const char *path = r->src->path;
+    char file[4096];
+    gs_status st = gs_h5_file_part(path, file, sizeof file) ? GS_OK
+                 : gs_fail(ctx, GS_ERR_ARG, "%s: the file name is too long", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(check_input_path(ctx, file));
+    GS_CHECK(gs_h5_open_read(&ctx->mpi, path, &r->in_h5, &r->type, &r->n));
+    if (r->src->type_given && r->src->type != r->type)
+        st = gs_fail(ctx, GS_ERR_ARG, "%s holds %s elements but -t %s was given", path, gs_type_name(r->type),
+                     gs_type_name(r->src->type));
+    r->in_offset = 0;
+    return gs_mpi_agree(&ctx->mpi, st);
+}
+
+/* Open the input file and learn its type, count and data offset: an HDF5
+ * dataset when the name says so (gs_h5.h), .npy when it starts with
+ * NumPy's magic, else raw binary of the type given. */
+static gs_status open_input_file(gs_run *r)
+{
+    gs_context *ctx = r->ctx;
+    const char *path = r->src->path;
+    if (gs_h5_is_path(path)) return open_input_h5(r);
+    GS_CHECK(check_input_path(ctx, path));
     GS_CHECK(gs_mpiio_open_read(&ctx->mpi, path, &r->in));
+    gs_status st = GS_OK;
     uint64_t size = 0;
     GS_CHECK(gs_mpiio_size(&ctx->mpi, r->in, &size));
 
@@ -182,6 +211,8 @@ static gs_status chunk_through(void *data, int64_t k, int64_t first, int64_t m, 
         double t0 = gs_now();
         if (st == GS_OK && m > 0 && host_out) {
             gs_verify_scan_chunk(&r->check, host_in, host_out, m);
+        } else if (st == GS_OK && m > 0 && r->exact) {
+            gs_verify_reduce_exact(r->type, host_in, m, &r->ref_exact);
         } else if (st == GS_OK && m > 0) {
             gs_acc part = gs_verify_reduce_ref(r->type, r->op, host_in, m);
             r->ref_partial = gs_acc_combine(r->type, r->op, r->ref_partial, part);
@@ -205,6 +236,8 @@ static void shape(gs_run *r)
     r->out_type = r->scan ? gs_scan_output_type(r->type, r->op) : r->type;
     r->in_size = gs_type_size(r->type);
     r->out_size = r->scan ? gs_type_size(r->out_type) : 0;
+    r->exact = gs_exact_applies(r->ctx, r->type, r->op);
+    gs_exact_clear(&r->ref_exact);
     gs_shard_range(r->n, r->ctx->mpi.rank, r->ctx->mpi.size, &r->start, &r->count);
 }
 
@@ -245,19 +278,22 @@ static void connect_pipe(gs_run *r)
     p->op = r->op;
     p->kind = r->kind;
     p->count = r->count;
+    p->exact = r->exact;
     p->name = r->src->path ? r->src->path : "generated data";
-    if (r->in) {
+    if (r->in || r->in_h5) {
         p->in.kind = GS_IO_FILE;
         p->in.file = r->in;
+        p->in.h5 = r->in_h5;
         p->in.offset = r->in_offset + (uint64_t)r->start * r->in_size;
     } else {
         p->in.kind = GS_IO_GENERATE;
         p->in.seed = r->src->seed;
         p->in.start = r->start;
     }
-    if (r->out) {
+    if (r->out || r->out_h5) {
         p->out.kind = GS_IO_FILE;
         p->out.file = r->out;
+        p->out.h5 = r->out_h5;
         p->out.offset = r->out_offset + (uint64_t)r->start * r->out_size;
     }
     p->chunk_done = chunk_through;
@@ -373,7 +409,12 @@ static gs_status run_finish(gs_run *r, gs_status st)
         gs_status cs = gs_mpiio_close(&r->ctx->mpi, r->out, st == GS_OK);
         if (st == GS_OK) st = cs;
     }
+    if (r->out_h5) {
+        gs_status cs = gs_h5_close(&r->ctx->mpi, r->out_h5, st == GS_OK);
+        if (st == GS_OK) st = cs;
+    }
     if (r->in) gs_mpiio_close(&r->ctx->mpi, r->in, 0);
+    if (r->in_h5) gs_h5_close(&r->ctx->mpi, r->in_h5, 0);
     return st;
 }
 
@@ -386,14 +427,36 @@ static gs_status check_op(gs_context *ctx, gs_op op)
 
 /* ---- reduce ------------------------------------------------------------------ */
 
+/* The exact path (--exact, f32/f64 sums): the f64 nearest the exact sum;
+ * --verify demands its bits. */
+static gs_status reduce_exact_run(gs_run *r, gs_value *result, gs_report *report, double t_start)
+{
+    gs_context *ctx = r->ctx;
+    gs_exact partial;
+    GS_CHECK(gs_pipe_reduce_exact(&r->pipe, &partial));
+    double t0 = gs_now();
+    gs_status st = gs_mpi_allreduce_exact(&ctx->mpi, &partial);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_allreduce_exact(&ctx->mpi, &r->ref_exact);
+    r->t[GS_PHASE_MPI] += since(t0);
+    GS_CHECK(st);
+    result->type = GS_F64;
+    result->v.f = gs_exact_round_f64(&partial);
+    if (!report) return GS_OK;
+    GS_CHECK(fill_report(r, t_start, report));
+    report->wrong = r->opt->verify && !gs_verify_same_f64(result->v.f, gs_exact_round_f64(&r->ref_exact));
+    return GS_OK;
+}
+
 static gs_status reduce_run(gs_run *r, gs_value *result, gs_report *report, double t_start)
 {
     gs_context *ctx = r->ctx;
     GS_CHECK(check_op(ctx, r->op));
     GS_CHECK(open_input(r));
     shape(r);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, gs_exact_check(ctx, r->type, r->op)));
     GS_CHECK(plan(r));
     r->chunks_total = r->pipe.steps;
+    if (r->exact) return reduce_exact_run(r, result, report, t_start);
     r->ref_partial = gs_acc_identity(r->type, r->op);
     gs_acc partial;
     GS_CHECK(gs_pipe_reduce(&r->pipe, &partial));
@@ -446,6 +509,7 @@ static gs_status open_output(gs_run *r, const char *path)
     else if (r->src->path && (strcmp(path, r->src->path) == 0 || same_file(path, r->src->path)))
         st = gs_fail(ctx, GS_ERR_ARG, "%s: the output would overwrite the input", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    if (gs_h5_is_path(path)) return gs_h5_create(&ctx->mpi, path, r->out_type, r->n, &r->out_h5);
     /* the .npy header, written by rank 0 */
     char header[256];
     size_t len = 0;
@@ -494,28 +558,56 @@ static gs_status rank_offset(gs_run *r, gs_acc *carry, gs_acc *ref_carry, double
     return st;
 }
 
+/* rank_offset of the exact path: exact states through MPI_Exscan. */
+static gs_status rank_offset_exact(gs_run *r, gs_exact *carry, gs_exact *ref_carry)
+{
+    gs_context *ctx = r->ctx;
+    gs_exact total;
+    GS_CHECK(gs_pipe_reduce_exact(&r->pipe, &total));
+    double t0 = gs_now();
+    gs_status st = gs_mpi_exscan_exact(&ctx->mpi, &total, carry);
+    if (st == GS_OK && r->opt->verify) st = gs_mpi_exscan_exact(&ctx->mpi, &r->ref_exact, ref_carry);
+    r->t[GS_PHASE_MPI] += since(t0);
+    return st;
+}
+
+/* The scan pass (after the offset pass where there are several ranks): the
+ * plain path's, or the exact path's from exact offsets. */
+static gs_status scan_pass(gs_run *r, int passes)
+{
+    if (!r->exact) {
+        gs_acc carry = gs_acc_identity(r->type, r->op), ref_carry = carry;
+        r->ref_partial = carry;
+        double ref_abs_offset = 0;
+        if (passes == 2) GS_CHECK(rank_offset(r, &carry, &ref_carry, &ref_abs_offset));
+        if (r->opt->verify)
+            gs_verify_scan_begin(&r->check, r->type, r->op, r->kind, r->n, ref_carry, ref_abs_offset);
+        return gs_pipe_scan(&r->pipe, carry);
+    }
+    gs_exact carry, ref_carry;
+    gs_exact_clear(&carry);
+    gs_exact_clear(&ref_carry);
+    if (passes == 2) GS_CHECK(rank_offset_exact(r, &carry, &ref_carry));
+    if (r->opt->verify) gs_verify_scan_begin_exact(&r->check, r->type, r->kind, &ref_carry);
+    return gs_pipe_scan_exact(&r->pipe, &carry);
+}
+
 static gs_status scan_run(gs_run *r, const char *out_path, gs_report *report, double t_start)
 {
     gs_context *ctx = r->ctx;
     GS_CHECK(check_op(ctx, r->op));
     GS_CHECK(open_input(r));
     shape(r);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, gs_exact_check(ctx, r->type, r->op)));
     GS_CHECK(open_output(r, out_path));
     GS_CHECK(plan(r));
 
     const int passes = ctx->mpi.size > 1 ? 2 : 1;
     r->input_passes = passes == 2 && r->pipe.resident ? 1 : passes;
     r->chunks_total = passes * r->pipe.steps;
-    gs_acc carry = gs_acc_identity(r->type, r->op), ref_carry = carry;
-    r->ref_partial = carry;
-    double ref_abs_offset = 0;
-    if (passes == 2) GS_CHECK(rank_offset(r, &carry, &ref_carry, &ref_abs_offset));
-    if (r->opt->verify)
-        gs_verify_scan_begin(&r->check, r->type, r->op, r->kind, r->n, ref_carry, ref_abs_offset);
-
     r->last.type = r->out_type;
     r->last.v.u = 0;
-    GS_CHECK(gs_pipe_scan(&r->pipe, carry));
+    GS_CHECK(scan_pass(r, passes));
     gs_value global_last;
     GS_CHECK(gather_last(r, r->last, &global_last));
     int64_t wrong = 0;

@@ -44,13 +44,26 @@ gs_value gs_value_from_element(gs_type type, const void *p)
     return v;
 }
 
+int gs_exact_applies(const gs_context *ctx, gs_type type, gs_op op)
+{
+    return ctx->exact && gs_type_is_float(type) && op == GS_SUM;
+}
+
+gs_status gs_exact_check(gs_context *ctx, gs_type type, gs_op op)
+{
+    if (ctx->exact && gs_type_is_float(type) && op == GS_PROD)
+        return gs_fail(ctx, GS_ERR_ARG, "--exact: a product of %s values cannot be exact in bounded space "
+                       "(--exact applies to sums; min and max are exact already)", gs_type_name(type));
+    return GS_OK;
+}
+
 static gs_status check_args(gs_context *ctx, gs_op op, gs_type type, const void *p, int64_t count)
 {
     if ((unsigned)type >= GS_TYPE_COUNT) return gs_fail(ctx, GS_ERR_ARG, "unknown element type %d", (int)type);
     if ((unsigned)op >= GS_OP_COUNT) return gs_fail(ctx, GS_ERR_ARG, "unknown operation %d", (int)op);
     if (count < 0) return gs_fail(ctx, GS_ERR_ARG, "negative element count %lld", (long long)count);
     if (count > 0 && !p) return gs_fail(ctx, GS_ERR_ARG, "NULL shard of %lld elements", (long long)count);
-    return GS_OK;
+    return gs_exact_check(ctx, type, op);
 }
 
 /* Memory the backend computes on directly: device memory, or any host
@@ -71,10 +84,62 @@ static gs_status shard_partial(gs_context *ctx, gs_type type, gs_op op, const vo
     return gs_pipe_host_reduce(&ctx->be, ctx->ring, type, op, shard, count, 0, 0, partial);
 }
 
+/* --exact: out NULL: *state = the exact sum of the shard; else its exact
+ * scan into out from *state. Direct where the backend reads the shard (the
+ * state passes through the ring's scalars in backend memory), else through
+ * the pipeline. */
+static gs_status shard_exact(gs_context *ctx, gs_type type, gs_scan_kind kind, const void *in, void *out,
+                             int64_t count, gs_exact *state)
+{
+    if (!out) gs_exact_clear(state);
+    if (count == 0) return GS_OK;
+    if (!backend_reads(ctx, in)) return gs_pipe_host_exact(&ctx->be, ctx->ring, type, kind, in, out, count, state);
+    gs_ring *ring = ctx->ring;
+    GS_CHECK(gs_ring_reserve(ring, &ring->d_scalars, GS_MEM_DEVICE, sizeof(gs_ring_scalars)));
+    gs_exact *d = &((gs_ring_scalars *)ring->d_scalars.p)->exact;
+    GS_CHECK(gs_be_copy(&ctx->be, d, state, sizeof *state, 1));
+    if (out) GS_CHECK(gs_be_scan_exact_async(&ctx->be, type, kind, in, out, count, d));
+    else GS_CHECK(gs_be_reduce_exact_async(&ctx->be, type, in, count, d));
+    return gs_be_copy(&ctx->be, state, d, sizeof *state, 0);
+}
+
+/* gs_reduce on the exact path: the f64 nearest the exact sum of all ranks. */
+static gs_status reduce_exact(gs_context *ctx, gs_status st, gs_type type, const void *shard, int64_t count,
+                              gs_value *result)
+{
+    gs_exact total;
+    if (st == GS_OK) st = shard_exact(ctx, type, GS_INCLUSIVE, shard, NULL, count, &total);
+    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(gs_mpi_allreduce_exact(&ctx->mpi, &total));
+    result->type = GS_F64;
+    result->v.f = gs_exact_round_f64(&total);
+    return GS_OK;
+}
+
+/* gs_scan on the exact path: the rank's offset is the exact sum of lower
+ * ranks' shards; each element is rounded once. */
+static gs_status scan_exact(gs_context *ctx, gs_status st, gs_type type, gs_scan_kind kind, const void *in,
+                            void *out, int64_t count)
+{
+    gs_exact carry;
+    gs_exact_clear(&carry);
+    if (ctx->mpi.size > 1) {
+        gs_exact total;
+        if (st == GS_OK) st = shard_exact(ctx, type, kind, in, NULL, count, &total);
+        GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+        GS_CHECK(gs_mpi_exscan_exact(&ctx->mpi, &total, &carry));
+    }
+    if (st == GS_OK && count > 0 && backend_reads(ctx, in) != backend_reads(ctx, out))
+        st = gs_fail(ctx, GS_ERR_ARG, "scan input and output must both be host or both be device memory");
+    if (st == GS_OK) st = shard_exact(ctx, type, kind, in, out, count, &carry);
+    return gs_mpi_agree(&ctx->mpi, st);
+}
+
 gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type, const void *shard, int64_t count,
                     gs_value *result)
 {
     gs_status st = check_args(ctx, op, type, shard, count);
+    if (gs_exact_applies(ctx, type, op)) return reduce_exact(ctx, st, type, shard, count, result);
     gs_acc partial;
     if (st == GS_OK) st = shard_partial(ctx, type, op, shard, count, &partial);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
@@ -94,6 +159,7 @@ gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind, co
 {
     gs_status st = check_args(ctx, op, type, in, count);
     if (st == GS_OK && count > 0 && !out) st = gs_fail(ctx, GS_ERR_ARG, "NULL scan output");
+    if (gs_exact_applies(ctx, type, op)) return scan_exact(ctx, st, type, kind, in, out, count);
     /* the rank's offset: combine the totals of lower ranks (one reduction
      * pass first, so the scan pass writes final values; docs/DESIGN.md) */
     gs_acc carry = gs_acc_identity(type, op);

@@ -4,18 +4,35 @@
 #endif
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "gs_status.h"
 
+/* Of a message too long for gs_err, the start and the end are kept: the end
+ * says why, and paths of up to PATH_MAX characters in the middle would
+ * otherwise push it out. */
+#define GS_ERR_HEAD 160
+
 gs_status gs_err_set(gs_err *err, gs_status status, const char *fmt, ...)
 {
     if (!err) return status;
-    int prefix = err->rank >= 0 ? snprintf(err->msg, sizeof err->msg, "rank %d: ", err->rank) : 0;
+    char full[2 * 4096 + GS_ERRMSG_LEN];
+    int prefix = err->rank >= 0 ? snprintf(full, sizeof full, "rank %d: ", err->rank) : 0;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->msg + prefix, sizeof err->msg - (size_t)prefix, fmt, ap);
+    vsnprintf(full + prefix, sizeof full - (size_t)prefix, fmt, ap);
     va_end(ap);
+    size_t len = strlen(full);
+    if (len < sizeof err->msg) {
+        memcpy(err->msg, full, len + 1);
+    } else {
+        static const char cut[] = " ... ";
+        size_t tail = sizeof err->msg - GS_ERR_HEAD - (sizeof cut - 1) - 1;
+        memcpy(err->msg, full, GS_ERR_HEAD);
+        memcpy(err->msg + GS_ERR_HEAD, cut, sizeof cut - 1);
+        memcpy(err->msg + GS_ERR_HEAD + sizeof cut - 1, full + len - tail, tail + 1);
+    }
     return status;
 }
 

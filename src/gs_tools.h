@@ -54,6 +54,8 @@ typedef struct gs_bench_case {
     uint64_t seed;        /* the input is the generated array of this seed (never zeros) */
     int plant_wrong;      /* test-only: plant one wrong element (or a wrong reduction
                              result) on rank 0 before every check, so that r->wrong > 0 */
+    int exact;            /* 1: the exact path (gs_config.exact) for this case, checked
+                             bit for bit against the exact reference; f32/f64 sums only */
 } gs_bench_case;
 
 typedef struct gs_bench_result {
@@ -70,6 +72,18 @@ typedef struct gs_bench_result {
  * c->warmup, c->iters and c->check_iters times, and frees it. Every rank
  * returns the same status and result. */
 gs_status gs_bench_run(gs_context *ctx, const gs_bench_case *c, gs_bench_result *r);
+
+/* The read bandwidth of an input file, as gs_reduce_run reads it (.npy or
+ * an HDF5 dataset, FILE.h5[:/DATASET]): `iters` streamed reductions (max)
+ * of the whole file, each rank reading its shard; a run's read time is the
+ * slowest rank's read phase. Repeated reads of one file come from the page
+ * cache where it fits there. Collective. */
+typedef struct gs_bench_read_result {
+    uint64_t bytes;       /* the file's data: elements x element size */
+    double median;        /* seconds per read of the whole file, median of the runs */
+    double gbps;          /* bytes / median, all ranks together */
+} gs_bench_read_result;
+gs_status gs_bench_read(gs_context *ctx, const char *path, int iters, gs_bench_read_result *r);
 
 /* ==== the ladder (gs_ladder.c) ====
  * Every kernel variant of the CUDA backend, the classic optimisation steps
@@ -89,10 +103,16 @@ typedef struct gs_ladder_case {
     int iters;             /* timed runs, >= 1 */
     uint64_t seed;         /* the input is the generated array of this seed */
     int algo;              /* -1: every variant that serves the case; else one gs_algo */
+    int exact;             /* 1: where (type, op) is an f32/f64 sum, a last row of the
+                              backend's exact kernels (--exact), checked bit for bit */
 } gs_ladder_case;
 
+/* gs_ladder_row.algo of the copy and of the exact row. */
+#define GS_LADDER_COPY (-1)
+#define GS_LADDER_EXACT (-2)
+
 typedef struct gs_ladder_row {
-    int algo;              /* gs_algo, or -1 for the device-to-device copy */
+    int algo;              /* gs_algo, GS_LADDER_COPY or GS_LADDER_EXACT */
     double median;         /* seconds per run, median of the timed runs (CUDA events) */
     uint64_t bytes;        /* bytes read plus written by one run */
     double gbps;           /* bytes / median, 10^9 bytes per second */
@@ -102,10 +122,11 @@ typedef struct gs_ladder_row {
 
 /* The rows of one case: the copy first (the ceiling: n input elements
  * copied device to device, read plus written), then every variant in
- * ladder order (or the one asked for) and cub. `rows` holds at least
- * GS_ALGO_COUNT + 1 entries. Collective: each rank runs the case on its
- * own GPU; every rank returns the same status. GS_ERR_UNSUPPORTED on the
- * CPU backend. */
+ * ladder order (or the one asked for) and cub, then the exact row (when
+ * c->exact applies). `rows` holds at least GS_ALGO_COUNT + 2 entries.
+ * Collective: each rank runs the case on its own GPU; every rank returns
+ * the same status. GS_ERR_UNSUPPORTED on the CPU backend, and for an exact
+ * row on a backend without exact kernels. */
 gs_status gs_ladder_run(gs_context *ctx, const gs_ladder_case *c, gs_ladder_row *rows, int *n_rows);
 
 #endif /* GS_TOOLS_H */

@@ -13,6 +13,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -217,6 +218,55 @@ void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kin
     v->checked = 0;
     v->wrong = 0;
     v->first_wrong = -1;
+    v->exact = 0;
+}
+
+void gs_verify_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc)
+{
+    for (int64_t k = 0; k < n; k++) {
+        if (type == GS_F32) gs_exact_add_f32(acc, ((const float *)in)[k]);
+        else gs_exact_add_f64(acc, ((const double *)in)[k]);
+    }
+}
+
+int gs_verify_same_f64(double got, double ref)
+{
+    return (got != got && ref != ref) || memcmp(&got, &ref, sizeof got) == 0;
+}
+
+void gs_verify_scan_begin_exact(gs_verify_scan *v, gs_type type, gs_scan_kind kind, const gs_exact *carry_in)
+{
+    gs_verify_scan_begin(v, type, GS_SUM, kind, 0, gs_acc_identity(type, GS_SUM), 0);
+    v->exact = 1;
+    v->exact_prefix = *carry_in;
+}
+
+/* The exact walk over a chunk: returns the wrong count and sets *first. */
+static int64_t exact_walk(gs_verify_scan *w, const void *in, const void *got, int64_t n, int64_t *first)
+{
+    const int inclusive = w->kind == GS_INCLUSIVE;
+    int64_t wrong = 0;
+    for (int64_t k = 0; k < n; k++) {
+        int ok;
+        if (w->type == GS_F32) {
+            float ref = 0, out = ((const float *)got)[k];
+            if (!inclusive) ref = gs_exact_round_f32(&w->exact_prefix);
+            gs_exact_add_f32(&w->exact_prefix, ((const float *)in)[k]);
+            if (inclusive) ref = gs_exact_round_f32(&w->exact_prefix);
+            ok = (out != out && ref != ref) || memcmp(&out, &ref, sizeof out) == 0;
+        } else {
+            double ref = 0, out = ((const double *)got)[k];
+            if (!inclusive) ref = gs_exact_round_f64(&w->exact_prefix);
+            gs_exact_add_f64(&w->exact_prefix, ((const double *)in)[k]);
+            if (inclusive) ref = gs_exact_round_f64(&w->exact_prefix);
+            ok = gs_verify_same_f64(out, ref);
+        }
+        if (!ok) {
+            if (wrong == 0) *first = k;
+            wrong++;
+        }
+    }
+    return wrong;
 }
 
 /* The serial walk over elements [from, to) of a chunk from w's prefix and
@@ -314,6 +364,7 @@ static int64_t scan_account(gs_verify_scan *v, int64_t n, int64_t wrong, int64_t
 int64_t gs_verify_scan_chunk_serial(gs_verify_scan *v, const void *in, const void *got, int64_t n)
 {
     int64_t first = -1;
+    if (v->exact) return scan_account(v, n, exact_walk(v, in, got, n, &first), first);
     const int64_t wrong = scan_walk(v, in, got, 0, n, &first);
     return scan_account(v, n, wrong, first);
 }
@@ -328,7 +379,7 @@ int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got,
         gs_acc carry;      /* pass 1: the block's total; then its carry in */
         double abs_carry;  /* likewise for S */
         int64_t wrong, first;
-    } *blk = nb > 1 ? malloc((size_t)nb * sizeof *blk) : NULL;
+    } *blk = nb > 1 && !v->exact ? malloc((size_t)nb * sizeof *blk) : NULL;
     if (!blk) return gs_verify_scan_chunk_serial(v, in, got, n);
     const size_t size = (size_t)gs_type_bytes(v->type);
 #ifdef _OPENMP

@@ -20,6 +20,7 @@
 #ifndef GS_VERIFY_H
 #define GS_VERIFY_H
 
+#include "gs_exact.h"
 #include "gs_rules.h"
 
 /* Inputs from this many elements on are checked by all OpenMP threads. */
@@ -49,11 +50,24 @@ typedef struct gs_verify_scan {
     int64_t checked;     /* elements checked so far */
     int64_t wrong;       /* elements outside the bound so far */
     int64_t first_wrong; /* local index of the first wrong element, -1 if none */
+    int exact;           /* --exact: each element must have the bits of the rounded
+                            exact prefix */
+    gs_exact exact_prefix;
 } gs_verify_scan;
+
+/* --exact: *acc += the exact sum of in[0..n) (f32/f64), element by element
+ * through gs_exact_add (not the backends' batched loops). */
+void gs_verify_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc);
+/* 1 when got has the bits of the reference (any NaN meets any NaN). */
+int gs_verify_same_f64(double got, double ref);
 
 /* carry_in: the rank's scan offset; abs_offset: S of all lower ranks. */
 void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kind kind,
                           int64_t n_global, gs_acc carry_in, double abs_offset);
+/* --exact: the check demands bit-equality with the reference prefix from
+ * the exact carry_in, rounded per element (serial, through the state's full
+ * rounding). */
+void gs_verify_scan_begin_exact(gs_verify_scan *v, gs_type type, gs_scan_kind kind, const gs_exact *carry_in);
 /* Check got[0..n) (elements of gs_scan_output_type) against the next n input
  * elements in[0..n). Returns the wrong count of this chunk. */
 int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got, int64_t n);

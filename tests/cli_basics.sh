@@ -30,6 +30,32 @@ for np in 1 2; do
     if expect_ok "info on $np rank(s)" "$np" info; then
         lines=$(grep -Ec '^[[:space:]]*rank[[:space:]]+[0-9]+' "$gs_tmp/stdout")
         gs_check "info prints one 'rank N' line per rank ($np)" [ "$lines" -eq "$np" ]
+        # the auto backend fell back to the CPU: info says why (no driver,
+        # CUDA_VISIBLE_DEVICES empty, built without CUDA)
+        if grep -q 'backend: cpu' "$gs_tmp/stdout"; then
+            gs_check "info on the CPU backend says why ($np)" \
+                grep -Eq 'on the CPU backend because .*(without CUDA|no usable GPU|CUDA_VISIBLE_DEVICES)' "$gs_tmp/stdout"
+        fi
+    fi
+done
+if expect_ok "info --backend cpu" 1 info --backend cpu; then
+    expect_same "info --backend cpu: no reason needed" "$(grep -c because "$gs_tmp/stdout")" 0
+fi
+cvd_saved=${CUDA_VISIBLE_DEVICES-unset}
+CUDA_VISIBLE_DEVICES=''
+export CUDA_VISIBLE_DEVICES
+if expect_ok "info with CUDA_VISIBLE_DEVICES empty" 1 info; then
+    gs_check "info with CUDA_VISIBLE_DEVICES empty: the CPU backend, and why" \
+        grep -Eq 'on the CPU backend because .*(CUDA_VISIBLE_DEVICES is empty|without CUDA)' "$gs_tmp/stdout"
+fi
+if [ "$cvd_saved" = unset ]; then unset CUDA_VISIBLE_DEVICES; else CUDA_VISIBLE_DEVICES=$cvd_saved; fi
+for word in help version; do
+    if expect_ok "gpuscan $word (a command)" 1 "$word"; then
+        if [ "$word" = help ]; then
+            gs_check "gpuscan help prints the usage" grep -q '^usage: gpuscan reduce' "$gs_tmp/stdout"
+        else
+            gs_check "gpuscan version says gpuscan ${version:-?}" grep -q "gpuscan ${version:-?}" "$gs_tmp/stdout"
+        fi
     fi
 done
 
@@ -181,6 +207,35 @@ for g in 0 2; do
     if expect_ok "scan -g $g on 3 ranks" 3 scan -g "$g" -t i32 -O "$out" --verify --backend "$be"; then
         gs_check "scan -g $g: file of $g elements" \
             [ "$(wc -c <"$out")" -eq $(($(npy_header_len "$out") + g * 8)) ]
+    fi
+done
+
+# ---- NumPy's type names --------------------------------------------------------
+# each alias gives the result of gpuscan's own name, and the same result type
+for pair in float32:f32 f4:f32 '<f4:f32' float64:f64 '<f8:f64' int32:i32 i4:i32 '=i4:i32' \
+    int64:i64 '<i8:i64' uint32:u32 u4:u32 uint64:u64 u8:u64; do
+    alias=${pair%%:*} ours=${pair#*:}
+    if run_np 1 reduce -g 1001 -t "$ours" --seed "$seed" --backend "$be" --json - &&
+        want=$(json_get "$gs_tmp/stdout" result)$(json_get "$gs_tmp/stdout" result_type) &&
+        run_np 1 reduce -g 1001 -t "$alias" --seed "$seed" --backend "$be" --json -; then
+        expect_same "-t $alias is -t $ours" \
+            "$(json_get "$gs_tmp/stdout" result)$(json_get "$gs_tmp/stdout" result_type)" "$want"
+    else
+        gs_fail "-t $alias is -t $ours" "exit $gs_rc"
+        gs_stderr_tail
+    fi
+done
+
+# ---- floats stay floats ----------------------------------------------------------
+# a zero or whole float result prints as 0.0, so that Python reads a float
+for t in f32 f64; do
+    if expect_ok "reduce -g 0 -t $t --json -" 1 reduce -g 0 -t "$t" --backend "$be" --json -; then
+        expect_same "reduce -g 0 -t $t: JSON result 0.0" "$(sed -n 's/.*"result": \([^,]*\),.*/\1/p' "$gs_tmp/stdout")" 0.0
+        [ -z "$gs_python" ] || expect_same "reduce -g 0 -t $t: Python reads a float" \
+            "$("$gs_python" -c 'import json, sys; print(type(json.load(open(sys.argv[1]))["result"]).__name__)' "$gs_tmp/stdout")" float
+    fi
+    if expect_ok "reduce -g 0 -t $t (summary)" 1 reduce -g 0 -t "$t" --backend "$be"; then
+        gs_check "reduce -g 0 -t $t: the summary says 0.0" grep -q '^result  0\.0 ' "$gs_tmp/stdout"
     fi
 done
 

@@ -17,7 +17,7 @@ quick="--backend $be -n 3 -w 1"
 if expect_ok "bench --help" 0 bench --help; then
     for text in '-b MIN' '-e MAX' '-f FACTOR' '-i STEP' '-n ITERS' '-w WARMUP' '-c CHECK_ITERS' \
         '-t TYPE|all' '-o OP|all' '--reduce' '--scan' '--exclusive' '--resident' '--stream' \
-        '--json FILE' '--csv FILE' '--min-bw' '--seed' 'GLOBAL element counts'; do
+        '--json FILE' '--csv FILE' '--min-bw' '--seed' '--exact' 'GLOBAL element counts'; do
         gs_check "bench --help mentions '$text'" grep -q -e "$text" "$gs_tmp/stdout"
     done
 fi
@@ -44,10 +44,12 @@ with open(csv_path) as f:
     recs = list(csv.DictReader(f))
 doc = json.load(open(json_path))
 assert len(rows) == len(recs) == len(doc["rows"]) == want, (len(rows), len(recs), len(doc["rows"]), want)
-extra = len(rows[0]) == 14    # -I: min, max, p99 columns
+exact = [l for l in lines if l.startswith("#     elements")][0].split()[-1] == "exact"   # --exact
+extra = len(rows[0]) - exact == 14    # -I: min, max, p99 columns
 names = ["elements", "bytes", "type", "op", "kind", "mode", "time_us"]
 names += ["min_us", "max_us", "p99_us"] if extra else []
 names += ["gbps_rank", "gbps_total", "ceiling_pct", "wrong"]
+names += ["exact"] if exact else []
 for row, rec, obj in zip(rows, recs, doc["rows"]):
     assert len(row) == len(names), row
     assert rec["ranks"] == str(np) and rec["backend"] == doc["backend"], rec
@@ -57,12 +59,15 @@ for row, rec, obj in zip(rows, recs, doc["rows"]):
         value = obj[name]
         if value is None:
             assert printed == "-", (name, printed)
+        elif isinstance(value, bool):
+            assert printed == ("yes" if value else "no"), (name, value, printed)
         elif isinstance(value, str):
             assert value == printed, (name, value, printed)
         else:
             assert value == float(printed), (name, value, printed)
     for name in ("min_us", "max_us", "p99_us"):   # in the files even without -I
         assert obj[name] == float(rec[name]), (name, obj[name], rec[name])
+    assert rec["exact"] == ("yes" if obj["exact"] else "no"), rec   # in the files even without --exact
     assert float(rec["min_us"]) <= float(rec["time_us"]) <= float(rec["max_us"]), rec
 assert doc["ranks"] == np and len(doc["devices"]) == np, doc["devices"]
 avg = [l for l in lines if l.startswith("# average bandwidth per rank:")][0].split()[5]
@@ -137,6 +142,52 @@ fi
 # shellcheck disable=SC2086
 expect_fail "bench --json into a missing folder fails" 1 1 'nosuchdir' 'JSON' -- \
     bench $quick -b 1000 --json "$gs_tmp/nosuchdir/x.json"
+
+# ---- --exact: an exact row after each f32/f64 sum row --------------------------------
+expect_fail "bench --exact without a float sum" 1 2 'exact' 'f32/f64 sums' -- bench --exact -t i64 -o all
+for np in 1 3; do
+    # shellcheck disable=SC2086  # $quick is several options
+    if bench_reports "bench --exact, all types, reduce and scan, on $np rank(s)" "$np" 32 \
+        $quick -b 1000 -e 3001 -i 2001 -t all -o sum --exact; then
+        # rows as printed: the exact column last; each exact row follows its plain twin
+        expect_same "bench --exact on $np rank(s): exact rows follow their plain f32/f64 sum rows" \
+            "$(awk '$1 ~ /^[0-9]+$/ { if ($NF == "yes") print prev; prev = $3 " " $4 " " $NF }' "$gs_tmp/stdout" |
+                sort | uniq -c | tr -s ' ' | tr '\n' ';')" " 4 f32 sum no; 4 f64 sum no;"
+        expect_same "bench --exact on $np rank(s): nothing wrong" \
+            "$(awk '$1 ~ /^[0-9]+$/ { w[$(NF - 1)] } END { for (x in w) print x }' "$gs_tmp/stdout")" 0
+    fi
+done
+# shellcheck disable=SC2086
+if bench_reports "bench --exact -t f32 -o all: one exact row, after the sum" 1 5 $quick -b 1000 -t f32 -o all --reduce --exact; then
+    expect_same "bench --exact -t f32 -o all: the ops in order, exact or not" \
+        "$(awk '$1 ~ /^[0-9]+$/ { printf "%s-%s ", $4, $NF }' "$gs_tmp/stdout")" "sum-no sum-yes prod-no min-no max-no "
+fi
+# ladder --exact: the exact row after cub (GPU only), a usage error without a float sum
+expect_fail "ladder --exact without a float sum" 1 2 'exact' 'f32/f64 sums' -- ladder --exact -t i32,u64 -o all
+if expect_ok "ladder --help" 0 ladder --help; then
+    gs_check "ladder --help mentions --exact" grep -q -e '--exact' "$gs_tmp/stdout"
+fi
+if [ "$be" = cuda ]; then
+    # the CUDA backend has exact kernels when a tiny --exact run takes it
+    if run_np 1 reduce -g 100 -t f32 --exact --backend cuda -q; then
+        if expect_ok "ladder --exact -t f32,f64 --scan" 1 ladder --exact -t f32,f64 -o sum --scan -g 1048583 -n 2 -w 1; then
+            expect_same "ladder --exact: an exact row per case, nothing wrong" \
+                "$(awk '$1 == "exact" { print $NF }' "$gs_tmp/stdout" | tr '\n' ' ')" "0 0 "
+        fi
+    else
+        expect_fail "ladder --exact without exact CUDA kernels" 1 1 'no exact kernels' -- ladder --exact -t f32 -g 1Mi -n 1 -w 0
+    fi
+fi
+# the exact rows' check is bit for bit: a planted wrong element or result is caught
+export GS_BENCH_CORRUPT=1
+for np in 1 2; do
+    # shellcheck disable=SC2086  # $quick is several options
+    expect_fail "GS_BENCH_CORRUPT=1 bench --exact on $np rank(s) fails" "$np" 1 'wrong' -- \
+        bench $quick -b 3000 -t f64 --exact --exclusive --resident --stream
+    expect_same "GS_BENCH_CORRUPT=1 bench --exact on $np rank(s): #wrong is 1 in each exact row, resident and streamed" \
+        "$(awk '$1 ~ /^[0-9]+$/ && $NF == "yes" { n++; w[$(NF - 1)] } END { for (x in w) printf "%s/%d", x, n }' "$gs_tmp/stdout")" "1/4"
+done
+unset GS_BENCH_CORRUPT
 
 # ---- job scripts ----------------------------------------------------------------------
 for script in "$jobs"/*.sh "$jobs"/*.sbatch; do

@@ -112,8 +112,9 @@ bad_input "shape of 8 TB in an 8-byte file" 1 'huge\.npy' 'size|shape|bytes|trun
     -i "$in/huge.npy"
 
 # ---- usage ----------------------------------------------------------------------------
-bad "no command" 2 'command' 'reduce, scan, info, bench, ladder' --
-bad "unknown command" 2 'frobble' 'reduce, scan, info, bench, ladder' -- frobble -g 10
+bad "no command" 2 'command' 'reduce, scan, info, bench, ladder, help, version' --
+bad "unknown command" 2 'frobble' 'reduce, scan, info, bench, ladder, help, version' -- frobble -g 10
+bad "help with an argument" 2 'help' 'no arguments' -- help reduce
 bad "unknown option" 2 'frobnicate' -- reduce -g 10 --frobnicate
 bad "option without its value" 2 '-t' -- reduce -g 10 -t
 bad "no input" 2 '-i|-g|input' -- reduce -o sum
@@ -133,6 +134,21 @@ bad "bad seed" 2 'xyz' -- reduce -g 10 --seed xyz
 bad "scan without -O" 2 '-O|output' -- scan -g 10
 bad "unknown kernel variant" 2 'warp-magic' -- reduce -g 10 --algo warp-magic
 bad "a scan variant for a reduction" 2 'blelloch' -- reduce -g 10 --algo blelloch
+
+# options that do not apply to the command: a usage error naming the option,
+# the command and the commands it is for, never silently ignored
+bad "reduce --exclusive" 2 '--exclusive does not apply to reduce' 'for scan' -- reduce -g 10 --exclusive
+bad "reduce -O" 2 '-O/--output does not apply to reduce' 'for scan' -- reduce -g 10 -O "$out/y.npy"
+bad "info --json" 2 '--json does not apply to info' 'for reduce and scan' -- info --json "$out/i.json"
+bad "info -g" 2 '-g/--generate does not apply to info' -- info -g 5
+bad "info -i" 2 '-i/--input does not apply to info' -- info -i "$in/missing.npy"
+bad "info --verify" 2 '--verify does not apply to info' -- info --verify
+bad "info -q" 2 '-q/--quiet does not apply to info' -- info -q
+bad "info --seed" 2 '--seed does not apply to info' -- info --seed 3
+bad "a bench option for reduce" 2 'minsize' -- reduce -g 10 --minsize 5
+bad "bench --exclusive with --reduce alone" 2 'exclusive' 'scan' -- bench --reduce --exclusive
+bad "unknown NumPy type -t float16" 2 'float16' -- reduce -g 10 -t float16
+bad "big-endian NumPy type -t >f4" 2 '>f4' -- reduce -g 10 -t '>f4'
 bad "a reduction variant for a scan" 2 'divergent' -- scan -g 10 --algo divergent -O "$out/y.npy"
 bad "--algo for info" 2 'algo' -- info --algo cub
 bad "a kernel variant on the CPU backend" 1 'cub.*cpu' -- reduce -g 10 --algo cub --backend cpu

@@ -21,6 +21,21 @@ expect_fail "reduce --resident of 2^62+2^23 i32 elements: refused" 1 1 'host mem
 expect_fail "scan of 2^62 f32 elements: refused" 1 1 'y\.npy|bytes|too large|beyond' \
     -- scan -g 4611686018427387904 -t f32 -O "$out/y.npy" --backend "$be"
 expect_empty_dir "scan of 2^62 f32 elements: nothing written" "$out"
+# Near 2^61 elements of 8 bytes (2^64 bytes) and 2^62 of 4, resident and
+# streamed, .npy and raw: refused before anything is allocated or written.
+for g in 2305843009213693951 2305843009213693952 4611686018427387904; do
+    expect_fail "reduce --resident of $g f64 elements: refused" 1 1 'memory|too large|beyond|bytes' \
+        -- reduce -g "$g" -t f64 --resident --backend "$be"
+    expect_fail "scan --stream of $g u64 elements to raw: refused" 1 1 'y\.bin' 'bytes|too large|beyond' \
+        -- scan -g "$g" -t u64 --stream -O "$out/y.bin" --backend "$be"
+    expect_fail "scan --resident of $g i32 elements to .npy on 2 ranks: refused" 2 1 'y\.npy|memory' 'bytes|too large|beyond' \
+        -- scan -g "$g" -t i32 --resident -O "$out/y.npy" --backend "$be"
+done
+# past int64: a usage error
+for g in 9223372036854775808 18446744073709551615 18446744073709551616; do
+    expect_fail "-g $g: usage error" 0 2 'generate|-g' -- reduce -g "$g" --backend "$be"
+done
+expect_empty_dir "sizes near 2^64 bytes: nothing written" "$out"
 
 # ---- --verify with ranks that hold no element ----------------------------------------
 if [ -n "$gs_python" ] && [ -n "$(gs_find_python numpy)" ]; then

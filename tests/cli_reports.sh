@@ -210,4 +210,31 @@ assert hosts == ["we\"ird\\host\t\x01\ufffd"] * int(sys.argv[2]), hosts' "$dir/r
     done
 done
 
+# ---- failures with --json: the JSON error object -------------------------------------
+# {"error": MESSAGE, "status": STATUS} on rank 0, on stdout for "-", else in
+# the file, written whole as reports are; the exit status stays 1
+mkdir "$gs_tmp/failed-out"
+for np in 1 2; do
+    for cmd in reduce scan; do
+        outarg=
+        [ "$cmd" = reduce ] || outarg="-O $gs_tmp/failed-out/never.npy"
+        for dest in - "$gs_tmp/err-$cmd-$np.json"; do
+            # shellcheck disable=SC2086
+            expect_fail "$cmd of a missing file --json $dest [$np rank(s)]" "$np" 1 'missing\.npy' -- \
+                $cmd -i "$gs_tmp/missing.npy" $outarg --backend "$be" --json "$dest" || continue
+            file=$dest
+            [ "$dest" != - ] || file=$gs_tmp/stdout
+            gs_check "$cmd --json $dest failing: one JSON error object [$np rank(s)]" [ "$(wc -l <"$file")" -eq 1 ]
+            expect_same "$cmd --json $dest failing: its status [$np rank(s)]" "$(json_get "$file" status)" '"GS_ERR_IO"'
+            gs_check "$cmd --json $dest failing: its error names the file [$np rank(s)]" \
+                grep -q '"error": "rank [0-9]*: .*missing\.npy' "$file"
+            [ -z "$gs_python" ] || gs_check "$cmd --json $dest failing: the keys are error and status [$np rank(s)]" \
+                "$gs_python" -c 'import json, sys; assert sorted(json.load(open(sys.argv[1]))) == ["error", "status"]' "$file"
+        done
+    done
+done
+expect_fail "reduce -o min of nothing --json -" 1 1 'empty' -- reduce -g 0 -o min --backend "$be" --json -
+expect_same "reduce -o min of nothing --json -: status GS_ERR_EMPTY" "$(json_get "$gs_tmp/stdout" status)" '"GS_ERR_EMPTY"'
+expect_empty_dir "failed scans with --json left no output" "$gs_tmp/failed-out"
+
 gs_summary

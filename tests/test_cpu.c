@@ -976,6 +976,266 @@ static void test_team_size(void)
 
 #define NAMED_RANDOM_TEST(sfx, E) {"random " #sfx, test_random_##sfx},
 
+
+/* ---- --exact (gs_exact.h) --------------------------------------------------------- */
+
+/* Any finite double from random bits: every exponent, subnormals included. */
+static double random_finite_f64(void)
+{
+    for (;;) {
+        uint64_t bits = ((uint64_t)rand() << 62) ^ ((uint64_t)rand() << 31) ^ (uint64_t)rand();
+        double x;
+        memcpy(&x, &bits, sizeof x);
+        if (isfinite(x)) return x;
+    }
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* The exact sum of two doubles rounded once is IEEE's a + b: an independent
+ * reference for the rounding, over the whole range (subnormal results and
+ * overflow to infinity included), and {a, b, -a} must give b exactly. */
+static void test_exact_two_sum(void)
+{
+    srand(13);
+    for (int i = 0; i < 200000; i++) {
+        double a = random_finite_f64(), b = random_finite_f64();
+        if (i % 4 == 1) b = ldexp(b, -(rand() % 60));            /* near exponents: real rounding */
+        if (i % 4 == 2) b = nextafter(-a, i % 8 < 4 ? 0.0 : INFINITY);
+        gs_exact e;
+        gs_exact_clear(&e);
+        gs_exact_add_f64(&e, a);
+        gs_exact_add_f64(&e, b);
+        if (!same_bits(gs_exact_round_f64(&e), a + b)) {
+            CU_FAIL("exact a + b rounds as IEEE a + b");
+            printf("a=%a b=%a got %a want %a\n", a, b, gs_exact_round_f64(&e), a + b);
+            return;
+        }
+        gs_exact_add_f64(&e, -a);
+        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&e), b == 0 ? 0.0 : b));
+        /* f32 of two floats whose exact sum a double holds: one rounding */
+        float fa = (float)ldexp(a, -(int)(rand() % 3) * 400), fb = (float)(fa * ldexp(1.0, -(rand() % 28)));
+        if (!isfinite(fa) || !isfinite(fb) || fa == 0) continue;   /* -0 + -0: IEEE's -0, exact +0 */
+        gs_exact f;
+        gs_exact_clear(&f);
+        gs_exact_add_f32(&f, fa);
+        gs_exact_add_f32(&f, (i & 1) ? fb : -fb);
+        float want = (float)((double)fa + ((i & 1) ? (double)fb : -(double)fb));
+        float got = gs_exact_round_f32(&f);
+        CU_ASSERT_EQUAL(memcmp(&got, &want, sizeof got), 0);
+    }
+}
+
+/* Hand-computed cases: ties to even, the overflow threshold, subnormals,
+ * cancellation far below the result, the special-value rules. */
+static void test_exact_known(void)
+{
+    struct { double x[4]; int n; double want; } cases[] = {
+        {{1.0, 0x1p-53}, 2, 1.0},                         /* tie: to even (down) */
+        {{1.0, 0x1p-52, 0x1p-53}, 3, 1.0 + 0x1p-51},      /* tie: to even (up) */
+        {{1.0, 0x1p-53, 0x1p-1074}, 3, 1.0 + 0x1p-52},    /* above the tie by the least subnormal */
+        {{DBL_MAX, 0x1p970}, 2, INFINITY},                /* MAX + half an ulp: to infinity */
+        {{DBL_MAX, 0x1p969}, 2, DBL_MAX},                 /* below the threshold */
+        {{-DBL_MAX, -DBL_MAX, DBL_MAX}, 3, -DBL_MAX},     /* overflow on the way is no overflow */
+        {{0x1p-1074, 0x1p-1074, 0x1p-1074}, 3, 0x3p-1074},/* subnormal sums are exact */
+        {{0x1p-1022, -0x1p-1074}, 2, 0x1p-1022 - 0x1p-1074},
+        {{1e308, 1.0, -1e308, 0x1p-1074}, 4, 1.0},        /* cancellation hides nothing */
+        {{0.0, -0.0}, 2, 0.0},
+        {{1.0, NAN}, 2, NAN},
+        {{INFINITY, 1.0}, 2, INFINITY},
+        {{-INFINITY, -INFINITY}, 2, -INFINITY},
+        {{INFINITY, -INFINITY}, 2, NAN},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gs_exact e;
+        gs_exact_clear(&e);
+        for (int i = 0; i < cases[c].n; i++) gs_exact_add_f64(&e, cases[c].x[i]);
+        const double got = gs_exact_round_f64(&e), want = cases[c].want;
+        CU_ASSERT_TRUE(isnan(want) ? isnan(got) : same_bits(got, want));
+    }
+    /* f32: FLT_MAX + half an ulp overflows; subnormal f32 output */
+    gs_exact e;
+    gs_exact_clear(&e);
+    gs_exact_add_f32(&e, FLT_MAX);
+    gs_exact_add_f32(&e, 0x1p103f);
+    CU_ASSERT_TRUE(isinf(gs_exact_round_f32(&e)));
+    gs_exact_clear(&e);
+    gs_exact_add_f64(&e, 0x1p-149);
+    gs_exact_add_f64(&e, 0x1p-151);   /* below half the least f32 subnormal: rounds down */
+    CU_ASSERT_EQUAL(gs_exact_round_f32(&e), 0x1p-149f);
+}
+
+/* Carry-save digits stay exact past the normalization threshold: states
+ * that claim nearly GS_EXACT_PENDING_MAX adds each, merged and added to
+ * many times, normalize on the way and keep the exact value. */
+static void test_exact_many_adds(void)
+{
+    gs_exact a, b;
+    gs_exact_clear(&a);
+    gs_exact_clear(&b);
+    gs_exact_add_f64(&b, -DBL_MAX);
+    gs_exact_add_f64(&b, 0x1p-1074);
+    b.pending = GS_EXACT_PENDING_MAX - 1;
+    for (int i = 0; i < 1000; i++) {
+        gs_exact_merge(&a, &b);
+        gs_exact_add_f64(&a, DBL_MAX);
+        CU_ASSERT_TRUE(a.pending <= GS_EXACT_PENDING_MAX + 1);
+    }
+    CU_ASSERT_EQUAL(gs_exact_round_f64(&a), 1000 * 0x1p-1074);
+}
+
+/* The CPU backend's exact kernels (batched lanes, carried scan states with
+ * the top-digit hint, threads) against element-by-element gs_exact_add and
+ * the full rounding, on whole-range data with cancellation. */
+static void test_exact_cpu_kernels(void)
+{
+    srand(7);
+    const int64_t n = 200003;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    float *xf = malloc((size_t)n * sizeof *xf), *yf = malloc((size_t)n * sizeof *yf);
+    CU_ASSERT_FATAL(x && y && xf && yf);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = i % 5 == 0 ? random_finite_f64() : i % 5 == 1 ? -x[i - 1] : ldexp((double)rand() / RAND_MAX - 0.5, rand() % 80 - 40);
+        xf[i] = (float)ldexp(x[i], 0);
+        if (!isfinite(xf[i])) xf[i] = (float)i;
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        gs_exact carry, ref;
+        gs_exact_clear(&carry);
+        gs_exact_clear(&ref);
+        gs_exact_add_f64(&carry, 0.5);
+        gs_exact_add_f64(&ref, 0.5);
+        gs_cpu_scan_exact(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, y, n, &carry);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
+            gs_exact_add_f64(&ref, x[i]);
+            if (!kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
+        }
+        CU_ASSERT_EQUAL(wrong, 0);
+        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(&ref)));
+        gs_exact sum;
+        gs_exact_clear(&sum);
+        gs_cpu_reduce_exact(GS_F64, x, n, &sum);
+        gs_exact_add_f64(&sum, 0.5);
+        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&sum), gs_exact_round_f64(&ref)));
+    }
+    gs_exact carry, ref;
+    gs_exact_clear(&carry);
+    gs_exact_clear(&ref);
+    gs_cpu_scan_exact(GS_F32, GS_INCLUSIVE, xf, yf, n, &carry);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; i++) {
+        gs_exact_add_f32(&ref, xf[i]);
+        const float want = gs_exact_round_f32(&ref);
+        wrong += memcmp(&yf[i], &want, sizeof want) != 0;
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    free(x);
+    free(y);
+    free(xf);
+    free(yf);
+}
+
+/* The CPU exact scan's rounding window and each of its fallbacks, against
+ * element-by-element gs_exact_add and the full rounding: runs of low-range
+ * data (the window), then an element far above it (re-opened higher) and
+ * small ones below it, its cancellation back down (the window too short:
+ * full rounding), ties broken only by a sticky bit far below the window,
+ * borrows through it (1 - 2^-300), sums crossing zero, exact zeros,
+ * subnormal sums and overflow to infinity and back; repeated past a batch
+ * of 2^20 elements. Plus hand-computed prefixes of the ties. */
+static int64_t fill_window_cases(double *x, int64_t n)
+{
+    static const double special_runs[] = {
+        1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53,   /* 1, 1 (tie: even), 1 + 2^-52, 1, 1 */
+        -2.0, -0x1p-53, -0x1p-300,                      /* -1, -1, -(1 + 2^-52) */
+        1.0, 0x1p-300, -1.0, -0x1p-300,                 /* exact: 2^-300 rounds from below the window, then +0 */
+        0x1p70, 0.25, 0x1p-20, -0x1p70,                 /* far above the window, small ones below it, cancelled */
+        0x1p-1074, 0x1p-1070, -0x1p-1073,               /* subnormal sums */
+        0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, /* inf, then DBL_MAX */
+        -0x1.fffffffffffffp1023, 0.0, -0.0, 0.0,
+    };
+    const int64_t nspecial = (int64_t)(sizeof special_runs / sizeof special_runs[0]);
+    int64_t i = 0;
+    while (i < n) {
+        for (int64_t k = 0; k < 997 && i < n; k++, i++) {   /* low range, both signs near zero sums */
+            const double u = (double)rand() / RAND_MAX;
+            x[i] = (i / 997) % 3 == 2 ? u - 0.5 : u;
+        }
+        for (int64_t k = 0; k < nspecial && i < n; k++, i++) x[i] = special_runs[k];
+        if (i < n) x[i++] = -0x1p-300 * (rand() % 7);   /* below the window, borrowing */
+    }
+    return i;
+}
+
+static void test_exact_scan_window(void)
+{
+    srand(11);
+    const int64_t n = ((int64_t)1 << 20) + 4099;
+    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
+    float *xf = malloc((size_t)n * sizeof *xf), *yf = malloc((size_t)n * sizeof *yf);
+    CU_ASSERT_FATAL(x && y && xf && yf);
+    fill_window_cases(x, n);
+    for (int64_t i = 0; i < n; i++) {
+        /* the same shapes in f32's range: 2^-53 -> 2^-24, 2^-300 -> 2^-100, ... */
+        const double v = x[i], a = fabs(v);
+        xf[i] = a == 0x1p-53 ? copysignf(0x1p-24f, (float)v) : a == 0x1p-300 ? copysignf(0x1p-100f, (float)v)
+              : a == 0x1p70 ? copysignf(0x1p40f, (float)v) : a >= 0x1p-1074 && a <= 0x1p-1070 ? copysignf(0x1p-149f, (float)v)
+              : a > 0x1p1000 ? copysignf(FLT_MAX, (float)v) : (float)v;
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        gs_exact carry, ref;
+        gs_exact_clear(&carry);
+        gs_exact_clear(&ref);
+        gs_exact_add_f64(&carry, -0x1p-600);   /* a carry-in far below everything */
+        gs_exact_add_f64(&ref, -0x1p-600);
+        gs_cpu_scan_exact(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, y, n, &carry);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
+            gs_exact_add_f64(&ref, x[i]);
+            if (!kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
+        }
+        CU_ASSERT_EQUAL(wrong, 0);
+        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(&ref)));
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        gs_exact carry, ref;
+        gs_exact_clear(&carry);
+        gs_exact_clear(&ref);
+        gs_cpu_scan_exact(GS_F32, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, xf, yf, n, &carry);
+        int64_t wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            float want = gs_exact_round_f32(&ref);
+            if (kind) wrong += memcmp(&yf[i], &want, sizeof want) != 0;
+            gs_exact_add_f32(&ref, xf[i]);
+            want = gs_exact_round_f32(&ref);
+            if (!kind) wrong += memcmp(&yf[i], &want, sizeof want) != 0;
+        }
+        CU_ASSERT_EQUAL(wrong, 0);
+    }
+    /* by hand: the ties and the sticky bit far below */
+    static const double tie_in[] = {1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53, -2.0,
+                                    -0x1p-53, -0x1p-300, 1.0, 0x1p-300, 0x1p-53, -0x1p-300};
+    static const double tie_want[] = {1.0, 1.0, 1.0 + 0x1p-52, 1.0, 1.0, -1.0,
+                                      -1.0, -1.0 - 0x1p-52, -0x1p-53, -0x1p-53, 0.0, -0x1p-300};
+    double tie_out[12];
+    gs_exact carry;
+    gs_exact_clear(&carry);
+    gs_cpu_scan_exact(GS_F64, GS_INCLUSIVE, tie_in, tie_out, 12, &carry);
+    for (int i = 0; i < 12; i++) {
+        if (!same_bits(tie_out[i], tie_want[i])) {
+            CU_FAIL("hand-computed exact prefix");
+            printf("prefix %d: got %a want %a\n", i, tie_out[i], tie_want[i]);
+        }
+    }
+    free(x);
+    free(y);
+    free(xf);
+    free(yf);
+}
+
 static int register_suites(void)
 {
     if (gs_test_rank() == 0) printf("gs_cpu_threads() = %d by default\n", gs_cpu_threads());
@@ -1004,7 +1264,15 @@ static int register_suites(void)
         {"verify in parallel as serially", test_verify_parallel_matches_serial},
         {"team size from affinity and node ranks", test_team_size},
     };
-    return add_suite("cpu: random data vs reference", random_tests,
+    static const struct named_test exact_tests[] = {
+        {"exact a + b rounds as IEEE", test_exact_two_sum},
+        {"exact hand-computed cases", test_exact_known},
+        {"exact past the normalization threshold", test_exact_many_adds},
+        {"exact CPU kernels vs element by element", test_exact_cpu_kernels},
+        {"exact CPU scan window and its fallbacks", test_exact_scan_window},
+    };
+    return add_suite("cpu: exact sums (gs_exact.h)", exact_tests, (int)(sizeof exact_tests / sizeof exact_tests[0])) ||
+           add_suite("cpu: random data vs reference", random_tests,
                      (int)(sizeof random_tests / sizeof random_tests[0])) ||
            add_suite("cpu: hand-computed cases", known_tests,
                      (int)(sizeof known_tests / sizeof known_tests[0])) ||

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gs_cpu.h"
 #include "gs_cuda.h"
+#include "gs_cuda_exact.h"
+#include "gs_exact.h"
 #include "gs_gen.h"
 #include "gs_test.h"
 #include "gs_test_data.h"
@@ -474,6 +477,410 @@ static void test_large(void)
     gs_cuda_free(gpu, d_out);
 }
 
+/* ---- exact float sums (--exact) ------------------------------------------------ */
+
+/* The independent reference: a two's complement integer of REF_WORDS 32-bit
+ * words in units of 2^REF_LSB, carried at every add, and IEEE rounding from
+ * its magnitude with frexp/ldexp (no code shared with gs_exact.h). */
+#define REF_WORDS 72
+#define REF_LSB (-1152)
+
+typedef struct exact_ref {
+    uint32_t w[REF_WORDS];
+    int nan, pos_inf, neg_inf;
+} exact_ref;
+
+static void ref_add(exact_ref *r, double x)
+{
+    if (isnan(x)) { r->nan = 1; return; }
+    if (isinf(x)) { if (x > 0) r->pos_inf = 1; else r->neg_inf = 1; return; }
+    if (x == 0) return;
+    int e;
+    const double f = frexp(fabs(x), &e);                 /* |x| = f * 2^e, f in [0.5, 1) */
+    uint64_t m = (uint64_t)ldexp(f, 53);                 /* |x| = m * 2^(e - 53) */
+    const int pos = e - 53 - REF_LSB;                    /* >= 0 for every double */
+    uint32_t add[4] = {0, 0, 0, 0};                      /* m << (pos % 32), 96 bits */
+    const int s = pos % 32;
+    add[0] = (uint32_t)(m << s);
+    add[1] = (uint32_t)((s ? m >> (32 - s) : m >> 32) & 0xffffffffu);
+    add[2] = s ? (uint32_t)(m >> (64 - s)) : 0;
+    const int at = pos / 32;
+    uint64_t carry = 0;
+    if (x > 0) {
+        for (int i = at; i < REF_WORDS; i++) {
+            const uint64_t t = (uint64_t)r->w[i] + (i - at < 3 ? add[i - at] : 0) + carry;
+            r->w[i] = (uint32_t)t;
+            carry = t >> 32;
+            if (i - at >= 2 && !carry) break;
+        }
+    } else {
+        uint64_t borrow = 0;
+        for (int i = at; i < REF_WORDS; i++) {
+            const uint64_t sub = (uint64_t)(i - at < 3 ? add[i - at] : 0) + borrow;
+            borrow = (uint64_t)r->w[i] < sub;
+            r->w[i] = (uint32_t)((uint64_t)r->w[i] - sub);
+            if (i - at >= 2 && !borrow) break;
+        }
+    }
+}
+
+/* RN of the value to a format of `prec` bits whose least subnormal is
+ * 2^qmin; the caller narrows f32 results (exact, or overflowing to inf). */
+static double ref_round(const exact_ref *r, int prec, int qmin)
+{
+    if (r->nan || (r->pos_inf && r->neg_inf)) return NAN;
+    if (r->pos_inf) return INFINITY;
+    if (r->neg_inf) return -INFINITY;
+    uint32_t mag[REF_WORDS];
+    const int negative = r->w[REF_WORDS - 1] >> 31;
+    uint64_t c = 1;
+    for (int i = 0; i < REF_WORDS; i++) {
+        const uint64_t t = negative ? (uint64_t)(uint32_t)~r->w[i] + c : r->w[i];
+        mag[i] = (uint32_t)t;
+        if (negative) c = t >> 32;
+    }
+    int hb = -1;
+    for (int i = REF_WORDS - 1; i >= 0 && hb < 0; i--)
+        if (mag[i]) for (int b = 31; b >= 0 && hb < 0; b--) if (mag[i] >> b & 1) hb = 32 * i + b;
+    if (hb < 0) return 0.0;                               /* exact zero: +0 */
+    int q = hb + REF_LSB - (prec - 1);
+    if (q < qmin) q = qmin;
+    const int shift = q - REF_LSB;                         /* the ulp's bit: > 0 */
+#define REF_BIT(k) ((k) >= 0 && (k) < 32 * REF_WORDS && (mag[(k) / 32] >> ((k) % 32) & 1))
+    uint64_t m = 0;
+    for (int k = hb; k >= shift; k--) m = m << 1 | REF_BIT(k);
+    const int round_bit = REF_BIT(shift - 1);
+    int sticky = 0;
+    for (int k = shift - 2; k >= 0 && !sticky; k--) {
+        if (k % 32 == 31 && mag[k / 32] == 0) { k -= 31; continue; }
+        sticky = REF_BIT(k);
+    }
+#undef REF_BIT
+    if (round_bit && (sticky || (m & 1))) m++;
+    const double v = ldexp((double)m, q);                  /* m <= 2^prec: exact, or inf */
+    return negative ? -v : v;
+}
+
+static double ref_value(const exact_ref *r, gs_type type)
+{
+    return type == GS_F32 ? (double)(float)ref_round(r, 24, -149) : ref_round(r, 53, -1074);
+}
+
+/* The data of the exact tests. */
+enum exact_data {
+    EXACT_UNIFORM,       /* [0, 1) */
+    EXACT_NORMAL,        /* mean 0, deviation 1 (Box-Muller) */
+    EXACT_FULL_RANGE,    /* every finite exponent, random signs */
+    EXACT_CANCEL,        /* huge values that cancel, hiding small ones */
+    EXACT_SUBNORMAL,     /* subnormals and the least normals, random signs */
+    EXACT_SPECIAL,       /* normal data with NaN, +inf and -inf sprinkled in */
+    EXACT_DATA_COUNT
+};
+static const char *const exact_data_name[] = {"uniform", "normal", "full range", "cancellation",
+                                               "subnormals", "specials"};
+
+static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_rng *r)
+{
+    const int f32 = type == GS_F32;
+    const int max_exp = f32 ? 127 : 1023, min_exp = f32 ? -149 : -1074, digits = f32 ? 24 : 53;
+    const double sign = gs_test_rng_below(r, 2) ? -1.0 : 1.0;
+    switch (data) {
+    case EXACT_UNIFORM: return gs_test_rng_unit(r);
+    case EXACT_NORMAL: {
+        const double u = gs_test_rng_unit(r), v = gs_test_rng_unit(r);
+        return sqrt(-2.0 * log(1.0 - u)) * cos(6.283185307179586 * v);
+    }
+    case EXACT_FULL_RANGE: {
+        const int e = min_exp + (int)gs_test_rng_below(r, (uint64_t)(max_exp - min_exp + 1));
+        return sign * ldexp(1.0 + gs_test_rng_unit(r), e - 1);   /* in [2^(e-1), 2^e) */
+    }
+    case EXACT_CANCEL: {
+        /* triples +H, small, -H (H a power of two near the top), so prefixes
+         * swing from huge to tiny; the carry of a chunk holds the small ones */
+        const double huge = ldexp(1.0, max_exp - 1 - (int)gs_test_rng_below(r, 8));
+        if (i % 3 == 0) return sign * huge;
+        if (i % 3 == 1) return ldexp(gs_test_rng_unit(r), -(int)gs_test_rng_below(r, 60));
+        return 0;   /* replaced by the caller: minus element i - 2 */
+    }
+    case EXACT_SUBNORMAL:
+        return sign * ldexp((double)gs_test_rng_below(r, (uint64_t)1 << digits), min_exp);
+    default: {
+        const uint64_t pick = gs_test_rng_below(r, (uint64_t)(n > 64 ? n / 8 : 8));
+        if (pick == 0) return NAN;
+        if (pick == 1) return INFINITY;
+        if (pick == 2) return -INFINITY;
+        return sign * gs_test_rng_unit(r);
+    }
+    }
+}
+
+static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
+{
+    void *in = gs_test_alloc_or_fail((size_t)(n ? n : 1) * gs_type_size(type));
+    for (int64_t i = 0; i < n; i++) {
+        double v = exact_value(type, data, i, n, r);
+        if (data == EXACT_CANCEL && i % 3 == 2) {
+            v = type == GS_F32 ? -(double)((float *)in)[i - 2] : -((double *)in)[i - 2];
+            if (gs_test_rng_below(r, 4) == 0) v *= 0.5;   /* some do not cancel */
+        }
+        gs_test_set_float(type, in, i, v);
+    }
+    return in;
+}
+
+static double elem_at(gs_type type, const void *buf, int64_t i)
+{
+    return type == GS_F32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+}
+
+/* 1 when a and b have the same bits in `type` (NaNs: any NaN). */
+static int same_float(gs_type type, double a, double b)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    if (type == GS_F32) {
+        const float fa = (float)a, fb = (float)b;
+        return memcmp(&fa, &fb, sizeof fa) == 0;
+    }
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* A random exact carry: a few values of `data`, added to both states. */
+static void exact_random_carry(gs_type type, int data, gs_test_rng *r, gs_exact *carry, exact_ref *ref)
+{
+    gs_exact_clear(carry);
+    memset(ref, 0, sizeof *ref);
+    const int count = (int)gs_test_rng_below(r, 4);
+    for (int k = 0; k < count; k++) {
+        const double v = type == GS_F32 ? (double)(float)exact_value(type, data == EXACT_SPECIAL ? EXACT_NORMAL : data, 1, 1, r)
+                                        : exact_value(type, data == EXACT_SPECIAL ? EXACT_NORMAL : data, 1, 1, r);
+        gs_exact_add_f64(carry, v);
+        ref_add(ref, v);
+    }
+}
+
+static gs_exact *exact_device_state(const gs_exact *host)
+{
+    gs_exact *d = device_alloc(sizeof *d);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d, host, sizeof *host)));
+    return d;
+}
+
+static gs_exact exact_fetch(const gs_exact *d)
+{
+    gs_exact h;
+    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &h, d, sizeof h)));
+    return h;
+}
+
+/* Normalized states hold the same value only with the same digits. */
+static int same_state(gs_exact a, gs_exact b)
+{
+    gs_exact_normalize(&a);
+    gs_exact_normalize(&b);
+    return memcmp(a.digit, b.digit, sizeof a.digit) == 0 && a.special == b.special;
+}
+
+/* gs_cuda_exact.h's contract on the state: normalized after n > 0
+ * elements, untouched (bit for bit, normalized or not) after none. */
+static void check_state_after(const gs_exact *after, const gs_exact *before, int64_t n)
+{
+    if (n > 0) {
+        CU_ASSERT_EQUAL(after->pending, 0);
+    } else {
+        CU_ASSERT(memcmp(after, before, sizeof *after) == 0);
+    }
+}
+
+static int exact_failures;   /* cases reported, so that a broken kernel prints a few, not all */
+
+static void exact_report(const char *what, gs_type type, int data, int64_t n, int64_t at, double got,
+                         double want)
+{
+    if (exact_failures++ < 20)
+        fprintf(stderr, "    exact %s %s %s n=%lld at %lld: got %a, want %a\n", gs_type_name(type), what,
+                exact_data_name[data], (long long)n, (long long)at, got, want);
+}
+
+/* The exact reduction and both exact scans of in[0..n) on the device, at
+ * element offsets (16-byte alignment or not), against the reference and the
+ * CPU backend's exact kernels, bit for bit: every output, the total and the
+ * carry after. */
+static void check_exact_case(gs_type type, int data, const void *in, int64_t n, int in_offset,
+                             int out_offset, gs_test_rng *r)
+{
+    device_case c;
+    case_open(&c, type, GS_SUM, in, n, in_offset, out_offset);
+    const size_t elem = gs_type_size(type);
+
+    /* reduction into a non-zero state */
+    gs_exact carry;
+    exact_ref ref;
+    exact_random_carry(type, data, r, &carry, &ref);
+    gs_exact *d_state = exact_device_state(&carry);
+    CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, type, c.in, n, d_state)));
+    const gs_exact got_total = exact_fetch(d_state);
+    gs_exact cpu_total = carry;
+    gs_cpu_reduce_exact(type, in, n, &cpu_total);
+    exact_ref ref_total = ref;
+    for (int64_t i = 0; i < n; i++) ref_add(&ref_total, elem_at(type, in, i));
+    const double want = ref_round(&ref_total, 53, -1074);
+    if (!same_float(GS_F64, gs_exact_round_f64(&got_total), want))
+        exact_report("reduce", type, data, n, -1, gs_exact_round_f64(&got_total), want);
+    CU_ASSERT(same_float(GS_F64, gs_exact_round_f64(&got_total), want));
+    CU_ASSERT(same_state(got_total, cpu_total));
+    check_state_after(&got_total, &carry, n);
+
+    void *cpu_out = gs_test_alloc_or_fail((size_t)(n ? n : 1) * elem);
+    for (int k = 0; k < 2; k++) {
+        const char *what = kinds[k] == GS_INCLUSIVE ? "inclusive" : "exclusive";
+        CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_state, &carry, sizeof carry)));
+        case_poison(&c);
+        CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, kinds[k], c.in, c.out, n, d_state)));
+        CU_ASSERT(case_fetch(&c));
+        const gs_exact got_carry = exact_fetch(d_state);
+        gs_exact cpu_carry = carry;
+        gs_cpu_scan_exact(type, kinds[k], in, cpu_out, n, &cpu_carry);
+        exact_ref run = ref;
+        int64_t wrong = 0, cpu_wrong = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (kinds[k] == GS_INCLUSIVE) ref_add(&run, elem_at(type, in, i));
+            const double want_i = ref_value(&run, type), got_i = elem_at(type, c.host_out, i);
+            if (!same_float(type, got_i, want_i)) {
+                if (!wrong) exact_report(what, type, data, n, i, got_i, want_i);
+                wrong++;
+            }
+            cpu_wrong += !same_float(type, got_i, elem_at(type, cpu_out, i));
+            if (kinds[k] == GS_EXCLUSIVE) ref_add(&run, elem_at(type, in, i));
+        }
+        if (wrong) fprintf(stderr, "    (%lld wrong of %lld)\n", (long long)wrong, (long long)n);
+        CU_ASSERT_EQUAL(wrong, 0);
+        CU_ASSERT_EQUAL(cpu_wrong, 0);
+        CU_ASSERT(same_state(got_carry, cpu_carry));
+        check_state_after(&got_carry, &carry, n);
+        CU_ASSERT(same_float(GS_F64, gs_exact_round_f64(&got_carry), want));
+    }
+    free(cpu_out);
+    gs_cuda_free(gpu, d_state);
+    case_close(&c);
+}
+
+/* Sizes around the kernels' boundaries: vectors, sub-tiles (2048 to 8192
+ * elements), tiles (a share of n per resident block), and past 2^20. */
+static const int64_t exact_sizes[] = {0, 1, 2, 3, 5, 31, 257, 997, 2047, 4096, 8191, 8192, 8193,
+                                      65537, 262147, 1000003, ((int64_t)1 << 20) + 7};
+
+static void check_exact_type(gs_type type)
+{
+    const int nsizes = (int)(sizeof exact_sizes / sizeof exact_sizes[0]);
+    for (int data = 0; data < EXACT_DATA_COUNT; data++)
+        for (int s = 0; s < nsizes; s++) {
+            const int64_t n = exact_sizes[s];
+            if (n > max_n()) continue;
+            gs_test_rng r = gs_test_case_rng(13, (uint64_t)(type * EXACT_DATA_COUNT + data), (uint64_t)s, 1);
+            void *in = exact_data_fill(type, data, n, &r);
+            check_exact_case(type, data, in, n, s % 3 == 1, s % 3 != 0, &r);
+            free(in);
+        }
+}
+
+static void test_exact_f32(void) { check_exact_type(GS_F32); }
+static void test_exact_f64(void) { check_exact_type(GS_F64); }
+
+/* Pieces chained through one device state give the whole's outputs and
+ * state; in place gives the same outputs. */
+static void test_exact_chain_in_place(void)
+{
+    const gs_type types[] = {GS_F32, GS_F64};
+    for (int t = 0; t < 2; t++)
+        for (int data = EXACT_NORMAL; data <= EXACT_CANCEL; data++) {
+            const gs_type type = types[t];
+            const int64_t n = capped(300007);
+            const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
+            gs_test_rng r = gs_test_case_rng(14, (uint64_t)type, (uint64_t)data, 1);
+            void *in = exact_data_fill(type, data, n, &r);
+            void *whole = gs_test_alloc_or_fail(bytes ? bytes : 1), *pieces = gs_test_alloc_or_fail(bytes ? bytes : 1);
+            char *d_in = device_alloc(bytes), *d_out = device_alloc(bytes);
+            gs_exact zero;
+            gs_exact_clear(&zero);
+            gs_exact *d_a = exact_device_state(&zero), *d_b = exact_device_state(&zero);
+            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, bytes)));
+            CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_a)));
+            CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, bytes)));
+            /* pieces of 1, 12345 and the rest, in place */
+            const int64_t cut[4] = {0, n < 1 ? n : 1, n < 12346 ? n : 12346, n};
+            for (int p = 0; p < 3; p++)
+                CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in + cut[p] * elem,
+                                                            d_in + cut[p] * elem, cut[p + 1] - cut[p], d_b)));
+            CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, pieces, d_in, bytes)));
+            CU_ASSERT(memcmp(whole, pieces, bytes) == 0);
+            CU_ASSERT(same_state(exact_fetch(d_a), exact_fetch(d_b)));
+            gs_cuda_free(gpu, d_a);
+            gs_cuda_free(gpu, d_b);
+            gs_cuda_free(gpu, d_in);
+            gs_cuda_free(gpu, d_out);
+            free(in);
+            free(whole);
+            free(pieces);
+        }
+}
+
+/* Bad arguments are errors with a message, not launches. */
+static void test_exact_refusals(void)
+{
+    gs_exact *d_state = device_alloc(sizeof(gs_exact));
+    float *d = device_alloc(64);
+    CU_ASSERT_EQUAL(gs_cuda_reduce_exact_async(gpu, GS_I32, d, 4, d_state), GS_ERR_ARG);
+    CU_ASSERT(strstr(gs_cuda_error(gpu), "f32 or f64") != NULL);
+    CU_ASSERT_EQUAL(gs_cuda_reduce_exact_async(gpu, GS_F32, d, 4, NULL), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_scan_exact_async(gpu, GS_F64, (gs_scan_kind)7, d, d, 2, d_state), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, NULL, d, 4, d_state), GS_ERR_ARG);
+    CU_ASSERT_EQUAL(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d, d, 0, d_state), GS_OK);
+    gs_cuda_free(gpu, d);
+    gs_cuda_free(gpu, d_state);
+}
+
+/* test_exact_large, switched off like test_large (open_device_suite). */
+static CU_pTest exact_large_test;
+
+/* 2^31+17 generated f32 elements (multiples of 2^-24: their sums are exact
+ * 64-bit integers on the host): the exact reduction, and the exact
+ * inclusive scan at spots around 2^31. */
+static void test_exact_large(void)
+{
+    const int64_t n = LARGE_N;
+    const uint64_t seed = gs_test_seed();
+    float *d_in = device_alloc((size_t)n * 4), *d_out = device_alloc((size_t)n * 4);
+    CHECK_GPU(gpu_call(gs_cuda_generate(gpu, GS_F32, seed, 0, n, d_in)));
+    gs_exact zero;
+    gs_exact_clear(&zero);
+    gs_exact *d_sum = exact_device_state(&zero), *d_carry = exact_device_state(&zero);
+    CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, GS_F32, d_in, n, d_sum)));
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    const int64_t spots[] = {0, 1, 8191, 8192, ((int64_t)1 << 31) - 1, (int64_t)1 << 31,
+                             ((int64_t)1 << 31) + 1, n - 1};
+    uint64_t units = 0;   /* the prefix in units of 2^-24 */
+    int64_t k = 0;
+    int wrong = 0;
+    for (size_t s = 0; s < sizeof spots / sizeof spots[0]; s++) {
+        for (; k <= spots[s]; k++) units += (uint64_t)ldexpf(gs_gen_f32(seed, (uint64_t)k), 24);
+        float got;
+        CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &got, d_out + spots[s], sizeof got)));
+        const float want = ldexpf((float)units, -24);
+        if (memcmp(&got, &want, sizeof got) != 0) {
+            wrong++;
+            fprintf(stderr, "    large exact scan at %lld: %a, want %a\n", (long long)spots[s], got, want);
+        }
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    const gs_exact sum = exact_fetch(d_sum), carry = exact_fetch(d_carry);
+    CU_ASSERT(gs_exact_round_f64(&sum) == ldexp((double)units, -24));
+    CU_ASSERT(same_state(sum, carry));
+    gs_cuda_free(gpu, d_sum);
+    gs_cuda_free(gpu, d_carry);
+    gs_cuda_free(gpu, d_in);
+    gs_cuda_free(gpu, d_out);
+}
+
 /* ---- errors ------------------------------------------------------------------ */
 
 /* Failures come back as a status and a message; the handle stays usable. */
@@ -764,7 +1171,9 @@ static int close_gpu(void)
  * passed, and the reason is printed. */
 static CU_pTest large_test;
 
-static int open_device_suite(void)
+/* Open the GPU and switch `test` off unless LARGE_N elements of
+ * `bytes_per_element` (input and output) fit; 1 when the GPU failed. */
+static int open_with_large_test(CU_pTest test, uint64_t bytes_per_element)
 {
     if (open_gpu() != 0) return 1;
     const int64_t n = LARGE_N;
@@ -775,18 +1184,40 @@ static int open_device_suite(void)
     } else if (gpu_call(gs_cuda_mem_info(gpu, &free_bytes, &total_bytes)) != GS_OK) {
         close_gpu();
         return 1;
-    } else if (free_bytes < (uint64_t)n * 12 + ((uint64_t)1 << 30)) {
-        snprintf(why, sizeof why, "%.1f GB free, %.1f GB needed", free_bytes / 1e9, n * 12 / 1e9);
+    } else if (free_bytes < (uint64_t)n * bytes_per_element + ((uint64_t)1 << 30)) {
+        snprintf(why, sizeof why, "%.1f GB free, %.1f GB needed", free_bytes / 1e9,
+                 n * (double)bytes_per_element / 1e9);
     }
     if (*why) {
-        printf("\n    rank %d: SKIP \"%s\": %s\n", gs_test_rank(), large_test->pName, why);
-        CU_set_test_active(large_test, CU_FALSE);
+        printf("\n    rank %d: SKIP \"%s\": %s\n", gs_test_rank(), test->pName, why);
+        CU_set_test_active(test, CU_FALSE);
     }
     return 0;
 }
 
+static int open_device_suite(void) { return open_with_large_test(large_test, 12); }
+static int open_exact_suite(void) { return open_with_large_test(exact_large_test, 8); }
+
+/* The exact sums' suite; alone with GS_TEST_CUDA_SUITE=exact
+ * (tests/gpu_exact.sh). */
+static void register_exact_suite(void)
+{
+    CU_pSuite exact = CU_add_suite("cuda exact sums vs reference and CPU", open_exact_suite, close_gpu);
+    CU_add_test(exact, "exact f32", test_exact_f32);
+    CU_add_test(exact, "exact f64", test_exact_f64);
+    CU_add_test(exact, "exact pieces chain, in place", test_exact_chain_in_place);
+    CU_add_test(exact, "exact refusals", test_exact_refusals);
+    exact_large_test = CU_add_test(exact, "exact, more than 2^31 elements", test_exact_large);
+    CU_set_fail_on_inactive(CU_FALSE);
+}
+
 static int register_suites(void)
 {
+    const char *only = getenv("GS_TEST_CUDA_SUITE");
+    if (only && strcmp(only, "exact") == 0) {
+        register_exact_suite();
+        return 0;
+    }
     CU_pSuite random = CU_add_suite("cuda random data vs reference", open_gpu, close_gpu);
 #define ADD_RANDOM(sfx, E) CU_add_test(random, "random " #sfx, test_random_##sfx);
     TYPE_TESTS(ADD_RANDOM)
@@ -811,6 +1242,7 @@ static int register_suites(void)
     large_test = CU_add_test(device, "more than 2^31 elements", test_large);
     CU_set_fail_on_inactive(CU_FALSE);   /* a test switched off is a skip */
     CU_add_test(device, "errors", test_errors);
+    register_exact_suite();
     return 0;
 }
 

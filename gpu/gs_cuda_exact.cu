@@ -1,0 +1,140 @@
+/*
+ * gs_cuda_exact.cu - the launches of the exact sums (gs_cuda_exact_agent.cuh):
+ *   reduction  one grid of contiguous block ranges (gs_exact_sum_kernel),
+ *              the block sums added to *acc, which the last block normalizes
+ *   scan       pass 1 the tiles' exact sums (the same kernel, one block per
+ *              tile), pass 2 their exclusive prefixes from *carry (one
+ *              block), pass 3 every element rounded (gs_exact_scan_kernel)
+ * Tiles are large (a few per resident block), so the states pass 2 walks
+ * are few; pass 3 walks its tile in sub-tiles.
+ */
+#include "gs_cuda_exact.h"
+#include "gs_cuda_exact_agent.cuh"
+#include "gs_cuda_handle.cuh"
+
+/* A block sums fewer than 2^27 elements per launch, so its warps' digits
+ * (three adds below 2^32 per flushed term) cannot overflow. */
+#define GS_EXACT_BLOCK_MAX ((int64_t)1 << 27)
+/* Scan tiles per resident block: enough for the waves to balance. */
+#define GS_EXACT_TILES_PER_SLOT 2
+
+static gs_status check_exact(gs_cuda *g, const char *what, gs_type type, const void *d_in, int64_t n,
+                             const void *state)
+{
+    if (type != GS_F32 && type != GS_F64)
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "%s: exact sums are of f32 or f64, not %s", what,
+                                   gs_type_name(type));
+    GS_CUDA_PASS(gs_cuda_check_args(g, what, type, GS_SUM, d_in, n));
+    if (!state) return gs_cuda_fail_status(g, GS_ERR_ARG, "%s: NULL exact state", what);
+    return GS_OK;
+}
+
+/* Resident blocks of `kernel` on the whole device. */
+static gs_status resident_blocks(gs_cuda *g, const void *kernel, int block, int64_t *blocks)
+{
+    int per_sm = 0;
+    GS_CUDA_PASS(gs_cuda_occupancy(g, kernel, block, &per_sm));
+    *blocks = (int64_t)g->sm_count * (per_sm > 0 ? per_sm : 1);
+    return GS_OK;
+}
+
+/* Elements per block for `blocks` blocks over n: a multiple of `unit`. */
+static int64_t share(int64_t n, int64_t blocks, int64_t unit)
+{
+    const int64_t per = (n + blocks - 1) / blocks;
+    return (per + unit - 1) / unit * unit;
+}
+
+template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_t n, gs_exact *acc)
+{
+    constexpr int64_t VEC = 16 / sizeof(T);
+    const auto kernel = gs_exact_sum_kernel<T>;
+    int64_t resident;
+    GS_CUDA_PASS(resident_blocks(g, (const void *)kernel, GS_EXACT_BLOCK, &resident));
+    /* no more blocks than vectors to share out; pieces of at most a
+     * resident grid of GS_EXACT_BLOCK_MAX each (keeps offsets aligned) */
+    const int64_t piece_max = resident * (GS_EXACT_BLOCK_MAX - VEC);
+    for (int64_t offset = 0; offset < n; offset += piece_max) {
+        const int64_t m = n - offset < piece_max ? n - offset : piece_max;
+        const int64_t wanted = (m + GS_EXACT_BLOCK * GS_EXACT_UNROLL * VEC - 1) / (GS_EXACT_BLOCK * GS_EXACT_UNROLL * VEC);
+        const int64_t blocks0 = wanted < resident ? wanted : resident;
+        const int64_t per_block = share(m, blocks0, VEC);
+        const unsigned blocks = (unsigned)((m + per_block - 1) / per_block);
+        kernel<<<blocks, GS_EXACT_BLOCK, 0, g->stream>>>(in + offset, m, per_block, nullptr, acc, g->d_scalars);
+        GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s reduction", gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64));
+    }
+    return GS_OK;
+}
+
+template <class T, bool IN_PLACE>
+static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, int64_t n, gs_exact *carry)
+{
+    using X = gs_exact_scan_traits<T>;
+    constexpr int64_t SUB = (int64_t)GS_EXACT_BLOCK * X::vecs * X::vec;
+    const auto pass3 = gs_exact_scan_kernel<T, IN_PLACE>;
+    int64_t resident;
+    GS_CUDA_PASS(resident_blocks(g, (const void *)pass3, GS_EXACT_BLOCK, &resident));
+    int64_t tiles_wanted = resident * GS_EXACT_TILES_PER_SLOT;
+    if (tiles_wanted < (n + GS_EXACT_BLOCK_MAX - 1) / GS_EXACT_BLOCK_MAX)
+        tiles_wanted = (n + GS_EXACT_BLOCK_MAX - 1) / GS_EXACT_BLOCK_MAX;
+    const int64_t per_tile = share(n, tiles_wanted, SUB);
+    const int64_t tiles = (n + per_tile - 1) / per_tile;
+    size_t bytes;
+    if (__builtin_mul_overflow((size_t)tiles, sizeof(gs_exact), &bytes))
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "an exact scan of %lld elements needs too many tiles", (long long)n);
+    GS_CUDA_PASS(gs_cuda_reserve(g, &g->d_exact_tiles, &g->exact_tiles_bytes, bytes, "exact scan tile states"));
+    gs_exact *states = static_cast<gs_exact *>(g->d_exact_tiles);
+    const char *name = gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64);
+
+    gs_exact_sum_kernel<T><<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(in, n, per_tile, states, nullptr,
+                                                                           g->d_scalars);
+    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan's tile sums", name);
+    gs_exact_prefix_kernel<<<1, GS_EXACT_PREFIX_BLOCK, 0, g->stream>>>(states, tiles, carry);
+    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan's tile prefixes", name);
+
+    gs_exact_scan_args<T> args;
+    args.in = in;
+    args.out = out;
+    args.n = n;
+    args.per_tile = per_tile;
+    args.prefix = states;
+    args.exclusive = kind == GS_EXCLUSIVE;
+    args.vector_io = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
+    pass3<<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(args);
+    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan", name);
+    return GS_OK;
+}
+
+gs_status gs_cuda_reduce_exact_async(gs_cuda *g, gs_type type, const void *d_in, int64_t n, gs_exact *d_acc)
+{
+    GS_CUDA_PASS(check_exact(g, "gs_cuda_reduce_exact_async", type, d_in, n, d_acc));
+    if (n == 0) return GS_OK;
+    GS_CUDA_PASS(gs_cuda_enter(g));
+    return type == GS_F32 ? reduce_exact(g, static_cast<const float *>(d_in), n, d_acc)
+                          : reduce_exact(g, static_cast<const double *>(d_in), n, d_acc);
+}
+
+gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, const void *d_in,
+                                   void *d_out, int64_t n, gs_exact *d_carry)
+{
+    const char *what = "gs_cuda_scan_exact_async";
+    GS_CUDA_PASS(check_exact(g, what, type, d_in, n, d_carry));
+    GS_CUDA_PASS(gs_cuda_check_args(g, what, type, GS_SUM, d_out, n));
+    if (kind != GS_INCLUSIVE && kind != GS_EXCLUSIVE)
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "%s: invalid scan kind %d", what, (int)kind);
+    if (n == 0) return GS_OK;   /* the carry passes through */
+    GS_CUDA_PASS(gs_cuda_enter(g));
+    const size_t bytes = (size_t)n * gs_type_size(type);
+    const uintptr_t i = (uintptr_t)d_in, o = (uintptr_t)d_out;
+    const bool overlap = i < o + bytes && o < i + bytes;
+    if (type == GS_F32) {
+        const float *in = static_cast<const float *>(d_in);
+        float *out = static_cast<float *>(d_out);
+        return overlap ? scan_exact<float, true>(g, kind, in, out, n, d_carry)
+                       : scan_exact<float, false>(g, kind, in, out, n, d_carry);
+    }
+    const double *in = static_cast<const double *>(d_in);
+    double *out = static_cast<double *>(d_out);
+    return overlap ? scan_exact<double, true>(g, kind, in, out, n, d_carry)
+                   : scan_exact<double, false>(g, kind, in, out, n, d_carry);
+}

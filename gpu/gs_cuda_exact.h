@@ -1,0 +1,36 @@
+/*
+ * gs_cuda_exact.h - the CUDA backend's exact float sums (--exact,
+ * gs_exact.h) behind a C interface: the gs_backend.h entries
+ * reduce_exact_async and scan_exact_async. Queued on the handle's compute
+ * stream; nothing waits. The design: gs_cuda_exact_agent.cuh.
+ */
+#ifndef GS_CUDA_EXACT_H
+#define GS_CUDA_EXACT_H
+
+#include "gs_cuda.h"
+#include "gs_exact.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The state in device memory (*d_acc, *d_carry) may come normalized or
+ * not (gs_exact.h: pending honest). When n > 0 it is normalized on return
+ * (in stream order: pending == 0); n == 0 queues nothing and leaves it as
+ * it was, bit for bit. Either way it is a valid state to round or merge.
+ * The CPU backend promises only the valid state. */
+
+/* *d_acc += the exact sum of d_in[0..n) (f32 or f64). */
+gs_status gs_cuda_reduce_exact_async(gs_cuda *g, gs_type type, const void *d_in, int64_t n,
+                                     gs_exact *d_acc);
+
+/* d_out[i] = the exact *d_carry + d_in[0] + ... + d_in[i] (inclusive; up to
+ * d_in[i-1] exclusive) rounded once to the element type, then *d_carry +=
+ * the exact sum of d_in[0..n). d_in == d_out is allowed. */
+gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, const void *d_in,
+                                   void *d_out, int64_t n, gs_exact *d_carry);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GS_CUDA_EXACT_H */

@@ -1,0 +1,852 @@
+/*
+ * gs_cuda_exact_agent.cuh - the kernels of the exact float sums (--exact,
+ * gs_exact.h): every result is the exact sum rounded once.
+ *
+ *   gs_exact_sum_kernel     a block's exact sum of its range: each thread
+ *                           keeps a two-term floating-point expansion (error-
+ *                           free TwoSum), and only what the expansion cannot
+ *                           hold exactly goes to its warp's fixed-point digits
+ *                           in shared memory. The block's digits then either
+ *                           go into the caller's gs_exact (a reduction: global
+ *                           atomics, the last block normalizes) or become the
+ *                           tile's state (pass 1 of the scan).
+ *   gs_exact_prefix_kernel  pass 2 of the scan, one block: the tile states
+ *                           become exact exclusive prefixes from the carry,
+ *                           and the carry moves past the whole chunk.
+ *   gs_exact_scan_kernel    pass 3: each block walks its tile in sub-tiles.
+ *                           The fast path is the plain scan's in fp64 (f32)
+ *                           or double-double (f64) with a bound on its error;
+ *                           an element whose approximation is farther than
+ *                           the bound from every rounding boundary rounds
+ *                           exactly as the exact prefix does. A sub-tile with
+ *                           any element too close (or a special value, an
+ *                           overflow, an exact zero) is redone exactly:
+ *                           each thread walks a run of elements with a
+ *                           normalized gs_exact and rounds every prefix.
+ *
+ * The launches live in gs_cuda_exact.cu.
+ */
+#ifndef GS_CUDA_EXACT_AGENT_CUH
+#define GS_CUDA_EXACT_AGENT_CUH
+
+#include <stdint.h>
+
+#include "gs_cuda_handle.cuh"
+#include "gs_cuda_traits.cuh"
+#include "gs_cuda_warp.cuh"
+#include "gs_exact.h"
+
+#define GS_EXACT_BLOCK 256
+#define GS_EXACT_WARPS (GS_EXACT_BLOCK / 32)
+/* 16-byte loads in flight per thread in the summing kernels */
+#define GS_EXACT_UNROLL 8
+
+/* ---- error-free arithmetic ----------------------------------------------------- */
+
+/* s + e == a + b exactly, s = RN(a + b) (Knuth's TwoSum: no ordering of a
+ * and b needed). The _rn intrinsics keep the compiler from reassociating. */
+GS_DEV void gs_two_sum(double a, double b, double &s, double &e)
+{
+    s = __dadd_rn(a, b);
+    const double bb = __dadd_rn(s, -a);
+    e = __dadd_rn(__dadd_rn(a, -__dadd_rn(s, -bb)), __dadd_rn(b, -bb));
+}
+
+/* A double-double: the f64 scan's running sums. hi + lo is the value; lo
+ * collects the exact errors of the hi additions (its own additions round). */
+struct gs_dd {
+    double hi, lo;
+};
+GS_DEV gs_dd gs_dd_add(gs_dd a, gs_dd b)
+{
+    gs_dd r;
+    double e;
+    gs_two_sum(a.hi, b.hi, r.hi, e);
+    r.lo = __dadd_rn(__dadd_rn(a.lo, b.lo), e);
+    return r;
+}
+GS_DEV gs_dd gs_dd_add(gs_dd a, double x)
+{
+    gs_dd r;
+    double e;
+    gs_two_sum(a.hi, x, r.hi, e);
+    r.lo = __dadd_rn(a.lo, e);
+    return r;
+}
+GS_DEV double gs_dd_add(double a, double b) { return __dadd_rn(a, b); }
+GS_DEV double gs_acc_abs(gs_dd a) { return __dadd_ru(fabs(a.hi), fabs(a.lo)); }
+template <class A> GS_DEV A gs_acc_zero()
+{
+    A a;
+    memset(&a, 0, sizeof a);
+    return a;
+}
+GS_DEV gs_dd gs_shfl_up(gs_dd v, int d) { return {gs_shfl_up(v.hi, d), gs_shfl_up(v.lo, d)}; }
+GS_DEV gs_dd gs_shfl_idx(gs_dd v, int l) { return {gs_shfl_idx(v.hi, l), gs_shfl_idx(v.lo, l)}; }
+
+/* ---- the digits in shared memory ---------------------------------------------- */
+
+/* Each warp's carry-save digits (gs_exact's layout, as unsigned words so
+ * that atomicAdd wraps as two's complement), the block's special values,
+ * and the block's normalized sum. */
+struct gs_exact_block_state {
+    unsigned long long warp_digit[GS_EXACT_WARPS][GS_EXACT_DIGITS];
+    gs_exact sum;
+    unsigned special;
+};
+
+/* digits += x exactly (x finite), or its special bit. Each of the three
+ * adds moves a digit by less than 2^32. */
+GS_DEV void gs_exact_flush(unsigned long long *digit, unsigned *special, double x)
+{
+    uint64_t m;
+    int bit, negative;
+    const uint32_t sp = gs_exact_decode_f64(x, &m, &bit, &negative);
+    if (sp) {
+        atomicOr(special, sp);
+        return;
+    }
+    if (m == 0) return;
+    const int i = bit >> 5, s = bit & 31;
+    const uint64_t rest = m >> (32 - s);
+    uint64_t piece[3] = {(m << s) & 0xffffffffu, rest & 0xffffffffu, rest >> 32};
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        if (piece[k]) atomicAdd(&digit[i + k], negative ? (unsigned long long)(-(int64_t)piece[k]) : piece[k]);
+}
+
+/* What the rare path of gs_expansion::add leaves: the residue e2 goes to
+ * the digits (hi, lo become s, t); or, when something was not finite (x
+ * itself, or hi + x overflowed), x alone goes there and hi, lo stay. A
+ * function of values, not of the expansion, so the expansion stays in
+ * registers. */
+__device__ __noinline__ gs_dd gs_expansion_rare(gs_dd kept, double x, double s, double t, double e2,
+                                                unsigned long long *digit, unsigned *special)
+{
+    if (isfinite(e2)) {
+        gs_exact_flush(digit, special, e2);
+        return {s, t};
+    }
+    gs_exact_flush(digit, special, x);
+    return kept;
+}
+
+/* One thread's exact running sum: hi + lo + whatever it flushed. F32 data
+ * (converted exactly to f64) rarely leaves an error in hi, so the second
+ * TwoSum runs only when there is one. */
+template <bool F32> struct gs_expansion {
+    double hi = 0.0, lo = 0.0;
+
+    GS_DEV void add(double x, unsigned long long *digit, unsigned *special)
+    {
+        double s, e;
+        gs_two_sum(hi, x, s, e);
+        if (F32 && e == 0.0) {   /* a NaN e goes on, to the rare path */
+            hi = s;
+            return;
+        }
+        double t, e2;
+        gs_two_sum(lo, e, t, e2);
+        if (e2 == 0.0) {
+            hi = s;
+            lo = t;
+            return;
+        }
+        const gs_dd r = gs_expansion_rare({hi, lo}, x, s, t, e2, digit, special);
+        hi = r.hi;
+        lo = r.lo;
+    }
+};
+
+/* Zero the block state; every thread calls it, a barrier follows. */
+GS_DEV void gs_exact_block_clear(gs_exact_block_state *b)
+{
+    for (int i = threadIdx.x; i < GS_EXACT_WARPS * GS_EXACT_DIGITS; i += GS_EXACT_BLOCK)
+        b->warp_digit[i / GS_EXACT_DIGITS][i % GS_EXACT_DIGITS] = 0;
+    if (threadIdx.x == 0) b->special = 0;
+    __syncthreads();
+}
+
+/* Every thread adds its share of in[begin, end) to its expansion: 16-byte
+ * vectors (several in flight) when in + begin is 16-byte aligned, else
+ * element by element. The block's threads stride through the range
+ * together, so loads coalesce. */
+template <class T, bool F32>
+GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expansion<F32> &ex,
+                                unsigned long long *digit, unsigned *special)
+{
+    constexpr int VEC = gs_vec<T>::count;
+    const int tid = threadIdx.x;
+    int64_t scalar_from = begin;
+    if ((uintptr_t)(in + begin) % 16 == 0) {
+        const int64_t nvec = (end - begin) / VEC;
+        const gs_vec<T> *v = reinterpret_cast<const gs_vec<T> *>(in + begin);
+        int64_t i = tid;
+        for (; i + (GS_EXACT_UNROLL - 1) * GS_EXACT_BLOCK < nvec; i += GS_EXACT_UNROLL * GS_EXACT_BLOCK) {
+            gs_vec<T> x[GS_EXACT_UNROLL];
+#pragma unroll
+            for (int u = 0; u < GS_EXACT_UNROLL; u++) x[u] = gs_load_vec_nc(&v[i + u * GS_EXACT_BLOCK].e[0]);
+#pragma unroll
+            for (int u = 0; u < GS_EXACT_UNROLL; u++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) ex.add((double)x[u].e[k], digit, special);
+        }
+        for (; i < nvec; i += GS_EXACT_BLOCK) {
+            const gs_vec<T> x = gs_load_vec_nc(&v[i].e[0]);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) ex.add((double)x.e[k], digit, special);
+        }
+        scalar_from = begin + nvec * VEC;
+    }
+    for (int64_t i = scalar_from + tid; i < end; i += GS_EXACT_BLOCK) ex.add((double)in[i], digit, special);
+}
+
+/* The block's exact sum of in[begin, end) (and of what the threads' `from`
+ * expansions and b's digits already hold) into b->sum, normalized, with its
+ * specials; every thread calls it after gs_exact_block_clear, and b->sum is
+ * ready for all after it returns. */
+template <class T>
+GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact_block_state *b,
+                               const gs_expansion<sizeof(T) == 4> *from = nullptr)
+{
+    constexpr bool F32 = sizeof(T) == 4;
+    const int warp = threadIdx.x / 32;
+    unsigned long long *digit = b->warp_digit[warp];
+    gs_expansion<F32> ex;
+    if (from) ex = *from;
+    gs_exact_thread_sum<T, F32>(in, begin, end, ex, digit, &b->special);
+    gs_exact_flush(digit, &b->special, ex.hi);
+    gs_exact_flush(digit, &b->special, ex.lo);
+    __syncthreads();
+    /* warps' digits stay below 2^62 in magnitude (a launch gives a block
+     * fewer than 2^27 elements): their sum fits */
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) {
+        int64_t sum = 0;
+        for (int w = 0; w < GS_EXACT_WARPS; w++) sum += (int64_t)b->warp_digit[w][d];
+        b->sum.digit[d] = sum;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        b->sum.special = b->special;
+        gs_exact_normalize(&b->sum);
+    }
+    __syncthreads();
+}
+
+/* ---- the summing kernel: reductions and pass 1 of the scan ------------------- */
+
+/* Block b sums in[b * per_block, min(n, (b + 1) * per_block)). With `tiles`
+ * the sum becomes tiles[b]; else it is added to *acc, and the last block to
+ * finish (the threadfence pattern of gs_reduce_kernel) normalizes *acc.
+ * per_block is a multiple of the vector length, so blocks stay aligned. */
+template <class T>
+__global__ void __launch_bounds__(GS_EXACT_BLOCK)
+gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, gs_exact *acc,
+                    gs_cuda_scalars *scalars)
+{
+    __shared__ gs_exact_block_state b;
+    __shared__ bool is_last_block;
+    gs_exact_block_clear(&b);
+    const int64_t begin = (int64_t)blockIdx.x * per_block;
+    const int64_t end = begin + per_block < n ? begin + per_block : n;
+    gs_exact_block_sum(in, begin, end, &b);
+
+    if (tiles) {
+        gs_exact *t = &tiles[blockIdx.x];
+        for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) t->digit[d] = b.sum.digit[d];
+        if (threadIdx.x == 0) {
+            t->special = b.sum.special;
+            t->pending = 0;
+        }
+        return;
+    }
+    /* normalized digits are below 2^32, *acc's below 2^62 + 2^32 (pending
+     * at most GS_EXACT_PENDING_MAX): a grid's worth more cannot overflow */
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
+        if (b.sum.digit[d])
+            atomicAdd(reinterpret_cast<unsigned long long *>(&acc->digit[d]), (unsigned long long)b.sum.digit[d]);
+    if (threadIdx.x == 0) {
+        if (b.sum.special) atomicOr(&acc->special, b.sum.special);
+        __threadfence();   /* the digits are visible before the count says so */
+        is_last_block = atomicAdd(&scalars->blocks_done, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!is_last_block) return;
+
+    __threadfence();
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
+        b.sum.digit[d] = (int64_t)__ldcg(reinterpret_cast<const unsigned long long *>(&acc->digit[d]));
+    __syncthreads();
+    if (threadIdx.x == 0) gs_exact_normalize(&b.sum);
+    __syncthreads();
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) acc->digit[d] = b.sum.digit[d];
+    if (threadIdx.x == 0) {
+        acc->pending = 0;
+        scalars->blocks_done = 0;   /* ready for the next launch */
+    }
+}
+
+/* ---- pass 2: the tiles' exclusive prefixes ------------------------------------- */
+
+#define GS_EXACT_PREFIX_BLOCK 1024
+/* threads per slice: one per digit and one for the specials */
+#define GS_EXACT_LANES (GS_EXACT_DIGITS + 1)
+#define GS_EXACT_SLICES (GS_EXACT_PREFIX_BLOCK / GS_EXACT_LANES)
+
+/* One block: tiles[0..count) (normalized sums) become carry + the sum of
+ * the tiles before each (not normalized: pending says so), and *carry
+ * becomes carry + all of them, normalized. Thread (slice, digit): each
+ * slice of consecutive tiles is summed, the slices' offsets found, then
+ * each slice rewritten from its offset. */
+__global__ void __launch_bounds__(GS_EXACT_PREFIX_BLOCK)
+gs_exact_prefix_kernel(gs_exact *tiles, int64_t count, gs_exact *carry)
+{
+    __shared__ int64_t slice_total[GS_EXACT_SLICES][GS_EXACT_LANES];
+    __shared__ gs_exact c;
+    const int slice = threadIdx.x / GS_EXACT_LANES, d = threadIdx.x % GS_EXACT_LANES;
+    const bool active = slice < GS_EXACT_SLICES;
+    const bool is_special = d == GS_EXACT_DIGITS;
+
+    if (threadIdx.x < GS_EXACT_DIGITS) c.digit[threadIdx.x] = carry->digit[threadIdx.x];
+    if (threadIdx.x == 0) {
+        c.special = carry->special;
+        c.pending = 1;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) gs_exact_normalize(&c);   /* the carry may come unnormalized */
+    const int64_t per = (count + GS_EXACT_SLICES - 1) / GS_EXACT_SLICES;
+    const int64_t lo = slice * per, hi = lo + per < count ? lo + per : count;
+    int64_t total = 0;
+    if (active) {
+        for (int64_t t = lo; t < hi; t++)
+            total = is_special ? (total | tiles[t].special) : total + tiles[t].digit[d];
+        slice_total[slice][d] = total;
+    }
+    __syncthreads();
+    if (active) {
+        int64_t running = is_special ? c.special : c.digit[d];
+        for (int s = 0; s < slice; s++)
+            running = is_special ? (running | slice_total[s][d]) : running + slice_total[s][d];
+        for (int64_t t = lo; t < hi; t++) {
+            if (is_special) {
+                const uint32_t v = tiles[t].special;
+                tiles[t].special = (uint32_t)running;
+                tiles[t].pending = 1;
+                running |= v;
+            } else {
+                const int64_t v = tiles[t].digit[d];
+                tiles[t].digit[d] = running;
+                running += v;
+            }
+        }
+    }
+    __syncthreads();   /* everyone has read c */
+    if (slice == GS_EXACT_SLICES - 1) {
+        /* the last slice's offset plus its total is everything */
+        int64_t all = is_special ? c.special : c.digit[d];
+        for (int s = 0; s < GS_EXACT_SLICES; s++)
+            all = is_special ? (all | slice_total[s][d]) : all + slice_total[s][d];
+        if (is_special) c.special = (uint32_t)all;
+        else c.digit[d] = all;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) gs_exact_normalize(&c);
+    __syncthreads();
+    if (threadIdx.x < GS_EXACT_DIGITS) carry->digit[threadIdx.x] = c.digit[threadIdx.x];
+    if (threadIdx.x == 0) {
+        carry->special = c.special;
+        carry->pending = 0;
+    }
+}
+
+/* ---- pass 3: every element rounded ---------------------------------------------- */
+
+/* The fast path's numbers per element type: A the running sum (fp64 on a
+ * grid for f32, see gs_grid; double-double for f64), the sub-tile's shape,
+ * and for f64 REL, a bound on the path's error relative to the largest sum
+ * it forms: fewer than 64 roundings lie on any element's path (vector,
+ * lanes, rows, warps, elements), each of at most 2^-53 of an error term
+ * (double-double's lo); twice that for the bound's own roundings. */
+template <class T> struct gs_exact_scan_traits;
+template <> struct gs_exact_scan_traits<float> {
+    using A = double;
+    static constexpr int vec = 4, vecs = 8;
+    static constexpr double carry_rel = 0x1p-52;   /* |C - RN(C)| <= 2^-53 |RN(C)| */
+};
+template <> struct gs_exact_scan_traits<double> {
+    using A = gs_dd;
+    static constexpr int vec = 2, vecs = 8;
+    static constexpr double rel = 0x1p-90;
+    static constexpr double carry_rel = 0x1p-104;  /* |C - hi - lo| <= 2^-106 |hi| */
+    static constexpr int exact_bits = 100;
+};
+
+/* The exponent of the lowest set bit of x (finite; a large value for 0):
+ * x is a multiple of 2^that. When every term and the carry are multiples
+ * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
+ * arithmetic is exact: a double-double's lo collects errors that stay
+ * below 2^(q + 53). Data on a grid (the generator's k * 2^-53, integers)
+ * then needs no bound at all, which also decides exact ties. */
+GS_DEV int gs_low_bit(double x)
+{
+    const uint64_t b = (uint64_t)__double_as_longlong(x);
+    const int biased = (int)((b >> 52) & 0x7ff);
+    const uint64_t m = (b & 0xfffffffffffffull) | (biased ? 0x10000000000000ull : 0);
+    return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
+}
+
+/* The f32 fast path's grid: sums of the carry and the terms run on
+ * multiples of 2^q, each moved onto the grid (by at most 2^(q-1)), with
+ * q = floor(log2 M) - 51 for M >= |carry| + the sub-tile's sum of |x|.
+ * Every partial sum is then a multiple of 2^q below M + 8193 * 2^(q-1) <
+ * 2^(q+53): exact in fp64. The only error is what the grid rounded off:
+ * nothing for most data (it takes terms 2^51 times below M to lose bits),
+ * so the bound stays tiny instead of growing with M from sub-tile to
+ * sub-tile as a bound on fp64 roundings does. */
+struct gs_grid {
+    double step = 1.0, inv = 1.0;   /* 2^q, 2^-q */
+
+    /* x * 2^-q is exact (|x| < 2^(q+52), or rounds to 0 anyway) */
+    GS_DEV double round(double x) const { return __dmul_rn(rint(__dmul_rn(x, inv)), step); }
+};
+GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
+{
+    int e = magnitude > 0.0 ? ilogb(magnitude) : -150;
+    e = e < -150 ? -150 : e;   /* f32 sums are multiples of 2^-149 */
+    const int q = e - 51;
+    gs_grid g;
+    g.step = __longlong_as_double((int64_t)(q + 1023) << 52);
+    g.inv = __longlong_as_double((int64_t)(1023 - q) << 52);
+    return g;
+}
+
+/* 1 when every value within `bound` of f + d (d: the exact offset from f,
+ * positive away from zero) rounds to f: it stays short of the midpoint
+ * away from zero, half an ulp out, and of the one towards zero, half an
+ * ulp in, or a quarter below a power of two (where the spacing halves). */
+GS_DEV bool gs_exact_decided(double away, double bound, double ulp, bool power_of_two)
+{
+    return __dadd_ru(away, bound) < 0.5 * ulp &&
+           __dadd_ru(bound, -away) < (power_of_two ? 0.25 : 0.5) * ulp;
+}
+
+/* RN(v) in f32 when the exact value lies within `bound` of v and that
+ * decides it (bound 0: v is exact); else `ok` is cleared. */
+GS_DEV float gs_exact_round_checked(double v, double bound, bool &ok)
+{
+    const float f = __double2float_rn(v);
+    const double d = __dadd_rn(v, -(double)f);   /* exact */
+    const uint32_t fb = __float_as_uint(f);
+    const int biased = (int)((fb >> 23) & 0xff);
+    const double ulp = __longlong_as_double((int64_t)((biased ? biased : 1) - 150 + 1023) << 52);
+    if (bound == 0.0) return v == 0.0 ? 0.0f : f;   /* v is the prefix: f is its rounding (+0 for 0) */
+    ok = ok && f != 0.0f && biased != 0xff && gs_exact_decided((fb >> 31) ? -d : d, bound, ulp, (fb & 0x7fffff) == 0);
+    return f;
+}
+
+/* The same in f64 for a double-double v. */
+GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
+{
+    double h, l;
+    gs_two_sum(v.hi, v.lo, h, l);
+    const uint64_t hb = (uint64_t)__double_as_longlong(h);
+    const int biased = (int)((hb >> 52) & 0x7ff);
+    const double ulp = biased ? __longlong_as_double((int64_t)(hb & 0x7ff0000000000000ull)) * 0x1p-52
+                              : __longlong_as_double(1);
+    if (bound == 0.0) return h == 0.0 ? 0.0 : h;   /* exact: h is the rounding of hi + lo */
+    ok = ok && h != 0.0 && biased != 0x7ff && gs_exact_decided((hb >> 63) ? -l : l, bound, ulp, (hb & 0xfffffffffffffull) == 0);
+    return h;
+}
+
+template <class T> struct gs_exact_scan_args {
+    const T *in;
+    T *out;
+    int64_t n;
+    int64_t per_tile;          /* elements per block: a multiple of the sub-tile */
+    const gs_exact *prefix;    /* pass 2's exclusive prefix of each tile */
+    bool exclusive;
+    bool vector_io;            /* in and out 16-byte aligned: whole sub-tiles use vectors */
+};
+
+/* What a block keeps in shared memory. */
+struct gs_exact_scan_shared {
+    gs_exact_block_state sum;  /* catching the exact carry up with the fast path */
+    gs_exact carry;            /* exact: the prefix before element exact_upto */
+    int64_t exact_upto;
+    double hi, lo, err;        /* the fast path's carry: |prefix - (hi + lo)| <= err */
+    int low;                   /* with err == 0: the carry is a multiple of 2^low */
+    int warp_low[GS_EXACT_WARPS];
+    bool all_slow;             /* the carry holds a special value or is beyond fp64 */
+    gs_dd warp_total[GS_EXACT_WARPS];
+    double warp_abs[GS_EXACT_WARPS];
+    double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
+    int64_t warp_scan[GS_EXACT_WARPS];
+};
+
+/* s->carry += the exact sum of in[begin, end) and of what the threads
+ * kept (their expansions hi + lo, the digits of s->sum); s->sum is clear
+ * again after. Every thread calls it. */
+template <class T>
+__device__ __noinline__ void gs_exact_scan_catch_up(const T *in, int64_t begin, int64_t end,
+                                                    gs_exact_scan_shared *s, double hi, double lo)
+{
+    gs_expansion<sizeof(T) == 4> kept;
+    kept.hi = hi;
+    kept.lo = lo;
+    gs_exact_block_sum(in, begin, end, &s->sum, &kept);
+    if (threadIdx.x == 0) {
+        gs_exact_merge(&s->carry, &s->sum.sum);
+        gs_exact_normalize(&s->carry);
+    }
+    gs_exact_block_clear(&s->sum);
+}
+
+/* b when P, else a: chosen at compile time, so both stay in registers. */
+template <bool P, class Arr> GS_DEV Arr &gs_pick(Arr &a, Arr &b)
+{
+    if constexpr (P) return b;
+    else return a;
+}
+
+/* Thread 0: the fast path's carry from the exact one. */
+template <class T> __device__ __noinline__ void gs_exact_carry_approx(gs_exact_scan_shared *s)
+{
+    using X = gs_exact_scan_traits<T>;
+    const double hi = gs_exact_round_f64_from(&s->carry, GS_EXACT_DIGITS - 1);
+    double lo = 0.0;
+    bool exact = false;
+    if (isfinite(hi) && s->carry.special == 0) {
+        /* rest = C - hi (- lo): zero when hi (+ lo) is C exactly */
+        gs_exact rest = s->carry;
+        uint64_t m;
+        int bit, negative;
+        gs_exact_decode_f64(-hi, &m, &bit, &negative);
+        if (m) gs_exact_add_carried(&rest, m, bit, negative);
+        if constexpr (sizeof(T) == 8) {
+            lo = gs_exact_round_f64_from(&rest, GS_EXACT_DIGITS - 1);
+            gs_exact_decode_f64(-lo, &m, &bit, &negative);
+            if (m) gs_exact_add_carried(&rest, m, bit, negative);
+        }
+        exact = gs_exact_top_digit(&rest, GS_EXACT_DIGITS - 1) < 0 && rest.digit[GS_EXACT_DIGITS - 1] == 0;
+    }
+    s->hi = hi;
+    s->lo = lo;
+    s->err = exact ? 0.0 : __dmul_ru(fabs(hi), X::carry_rel);
+    const int low_hi = gs_low_bit(hi), low_lo = gs_low_bit(lo);
+    s->low = low_hi < low_lo ? low_hi : low_lo;
+    s->all_slow = s->carry.special != 0 || !isfinite(hi);
+}
+
+/* Exclusive sum of v over the block's threads; every thread calls it. */
+GS_DEV int64_t gs_exact_block_exclusive(int64_t v, int64_t *warp_scan)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int64_t incl = gs_warp_scan<GS_SUM>(v);
+    if (lane == 31) warp_scan[warp] = incl;
+    __syncthreads();
+    int64_t before = 0;
+    for (int w = 0; w < warp; w++) before += warp_scan[w];
+    __syncthreads();
+    return before + incl - v;
+}
+
+/* The exact path of one sub-tile [begin, end): thread t walks the run
+ * [begin + t*R, begin + (t+1)*R) from carry + the runs before it, rounding
+ * each prefix; the last thread leaves carry + the whole sub-tile in
+ * s->carry. Reads each element before writing its output, so in place is
+ * fine. */
+template <class T>
+__device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
+                               gs_exact_scan_shared *s)
+{
+    const int64_t per = (end - begin + GS_EXACT_BLOCK - 1) / GS_EXACT_BLOCK;
+    const int64_t r0 = begin + threadIdx.x * per < end ? begin + threadIdx.x * per : end;
+    const int64_t r1 = r0 + per < end ? r0 + per : end;
+
+    gs_exact st;   /* first the run's sum, then the running prefix */
+    gs_exact_clear(&st);
+    for (int64_t i = r0; i < r1; i++) {
+        if constexpr (sizeof(T) == 4) gs_exact_add_f32(&st, a.in[i]);
+        else gs_exact_add_f64(&st, a.in[i]);
+    }
+    gs_exact_normalize(&st);
+    /* runs' normalized digits are below 2^32: their block sums fit */
+    for (int d = 0; d < GS_EXACT_DIGITS; d++)
+        st.digit[d] = s->carry.digit[d] + gs_exact_block_exclusive(st.digit[d], s->warp_scan);
+    uint32_t special = s->carry.special;
+    for (int bit = GS_EXACT_NAN; bit <= GS_EXACT_NEG_INF; bit <<= 1)
+        if (gs_exact_block_exclusive((st.special & bit) != 0, s->warp_scan)) special |= bit;
+    st.special = special;
+    st.pending = 1;
+    gs_exact_normalize(&st);
+
+    int top = gs_exact_top_digit(&st, GS_EXACT_DIGITS - 1);
+    for (int64_t i = r0; i < r1; i++) {
+        const T x = a.in[i];
+        T y = 0;
+        if (a.exclusive)
+            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&st, top < 0 ? 0 : top)
+                               : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
+        uint64_t m;
+        int bit, negative;
+        const uint32_t sp = sizeof(T) == 4 ? gs_exact_decode_f32((float)x, &m, &bit, &negative)
+                                           : gs_exact_decode_f64((double)x, &m, &bit, &negative);
+        if (sp) {
+            st.special |= sp;
+        } else if (m) {
+            const int j = gs_exact_add_carried(&st, m, bit, negative);
+            top = gs_exact_top_digit(&st, j > top ? j : top);
+        }
+        if (!a.exclusive)
+            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&st, top < 0 ? 0 : top)
+                               : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
+        a.out[i] = y;
+    }
+    __syncthreads();   /* everyone has read s->carry */
+    if (threadIdx.x == GS_EXACT_BLOCK - 1) s->carry = st;
+    __syncthreads();
+}
+
+/*
+ * Block b scans tile [b * per_tile, ...) in sub-tiles of BLOCK * VECS
+ * vectors. Warp w owns a contiguous segment of VECS * 32 vectors, lane l
+ * holds vector j * 32 + l of it (as in gs_scan_kernel); the sums run in A
+ * from the fast carry, every output is checked against the error bound,
+ * and the sub-tile's outputs are stored only when every one passed.
+ */
+template <class T, bool IN_PLACE>
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, 2)
+gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
+{
+    using X = gs_exact_scan_traits<T>;
+    using A = typename X::A;
+    constexpr int VEC = X::vec, VECS = X::vecs;
+    constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
+    constexpr int64_t SUB = GS_EXACT_WARPS * WARP_ITEMS;
+    using Raw = typename gs_raw_of<16>::type;
+    __shared__ gs_exact_scan_shared s;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+
+    const int64_t tile_begin = (int64_t)blockIdx.x * a.per_tile;
+    const int64_t tile_end = tile_begin + a.per_tile < a.n ? tile_begin + a.per_tile : a.n;
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) s.carry.digit[d] = a.prefix[blockIdx.x].digit[d];
+    if (threadIdx.x == 0) {
+        s.carry.special = a.prefix[blockIdx.x].special;
+        s.exact_upto = tile_begin;
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        gs_exact_normalize(&s.carry);
+        gs_exact_carry_approx<T>(&s);
+    }
+    gs_exact_block_clear(&s.sum);   /* (a barrier) */
+    /* In place, the fast path's inputs are gone once its outputs are stored:
+     * each thread keeps their exact sum, for the carry to catch up from. */
+    gs_expansion<sizeof(T) == 4> kept;
+
+    for (int64_t begin = tile_begin; begin < tile_end; begin += SUB) {
+        const int64_t end = begin + SUB < tile_end ? begin + SUB : tile_end;
+        const bool whole = a.vector_io && end - begin == SUB;
+        const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
+        const A carry = [&] {
+            if constexpr (sizeof(T) == 8) return gs_dd{s.hi, s.lo};
+            else return s.hi;
+        }();
+        const double carry_err = s.err;
+        const int carry_low = s.low;
+        bool ok = !s.all_slow;
+
+        T x[VECS][VEC];
+        if (whole) {
+#pragma unroll
+            for (int j = 0; j < VECS; j++) {
+                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
+                memcpy(x[j], &raw, 16);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const int64_t i = first + j * 32 * VEC + k;
+                    x[j][k] = i < end ? a.in[i] : (T)0;
+                }
+        }
+
+        /* f32: the sums run from the carry and terms on a grid (gs_grid),
+         * found from the block's sum of |x| first; f64: from the carry and
+         * the elements themselves */
+        constexpr bool GRID = sizeof(T) == 4;
+        gs_grid grid;
+        A start = carry;
+        double start_off_grid = 0.0;
+        if constexpr (GRID) {
+            double abs_sum = 0.0;
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+            if (lane == 0) s.warp_abs[warp] = abs_sum;
+            __syncthreads();
+            double magnitude = fabs(carry);
+            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
+            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
+            else ok = false;   /* a special value or an overflow: the exact path */
+            start = grid.round(carry);
+            start_off_grid = fabs(__dadd_rn(carry, -start));   /* exact */
+        }
+        const auto term = [&](T xv) -> double {
+            if constexpr (GRID) return grid.round((double)xv);
+            else return (double)xv;
+        };
+
+        /* vector sums, scanned across the lanes; f32: |x - term| for the
+         * bound; f64: |x| and the lowest bit for the bound */
+        A v[VECS];
+        double abs_sum = 0.0;
+        int low = INT32_MAX / 2;
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            v[j] = gs_acc_zero<A>();
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const double t = term(x[j][k]);
+                v[j] = gs_dd_add(v[j], t);
+                if constexpr (GRID) {
+                    abs_sum = __dadd_ru(abs_sum, fabs(__dadd_rn((double)x[j][k], -t)));
+                } else {
+                    abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+                    const int l = gs_low_bit(x[j][k]);
+                    low = l < low ? l : low;
+                }
+            }
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+            for (int j = 0; j < VECS; j++) {
+                const A up = gs_shfl_up(v[j], d);
+                if (lane >= d) v[j] = gs_dd_add(up, v[j]);
+            }
+        A warp_total = gs_acc_zero<A>();
+#pragma unroll
+        for (int j = 0; j < VECS; j++) warp_total = gs_dd_add(warp_total, gs_shfl_idx(v[j], 31));
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1) {
+            abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+            const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
+            low = l < low ? l : low;
+        }
+        if (lane == 0) {
+            if constexpr (sizeof(T) == 8) {
+                s.warp_total[warp] = warp_total;
+                s.warp_abs[warp] = abs_sum;
+                s.warp_low[warp] = low;
+            } else {
+                s.warp_total[warp] = gs_dd{warp_total, 0.0};
+                s.warp_off_grid[warp] = abs_sum;
+            }
+        }
+        __syncthreads();
+
+        /* every thread forms the same bound and sub-tile total */
+        A segment = start, sub_total = start;
+        int sub_low = carry_low;
+        for (int w = 0; w < GS_EXACT_WARPS; w++) {
+            A t;
+            if constexpr (sizeof(T) == 8) t = s.warp_total[w];
+            else t = s.warp_total[w].hi;
+            if (w < warp) segment = gs_dd_add(segment, t);
+            sub_total = gs_dd_add(sub_total, t);
+        }
+        double bound;
+        if constexpr (GRID) {
+            /* the grid's sums are exact: the error is the carry's and what
+             * the grid rounded off */
+            bound = __dadd_ru(carry_err, start_off_grid);
+            for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s.warp_off_grid[w]);
+        } else {
+            double magnitude = gs_acc_abs(carry);
+            for (int w = 0; w < GS_EXACT_WARPS; w++) {
+                magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
+                sub_low = s.warp_low[w] < sub_low ? s.warp_low[w] : sub_low;
+            }
+            /* exact arithmetic needs no bound (see gs_low_bit) */
+            const int limit = sub_low + X::exact_bits;   /* the partial sums' exact range: 2^limit */
+            const bool exact = carry_err == 0.0 &&
+                               (limit > 1023 ? isfinite(magnitude)
+                                             : magnitude < __longlong_as_double((int64_t)(limit + 1023) << 52));
+            const double path_err = exact ? 0.0 : __dmul_ru(magnitude, X::rel);
+            bound = __dadd_ru(carry_err, path_err);
+        }
+
+        /* out of place, the outputs replace the inputs in registers */
+        T y_[VECS][VEC];
+        auto &y = gs_pick<IN_PLACE>(x, y_);
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            const A lower = gs_shfl_up(v[j], 1);
+            A running = lane == 0 ? segment : gs_dd_add(segment, lower);
+            segment = gs_dd_add(segment, gs_shfl_idx(v[j], 31));
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const A next = gs_dd_add(running, term(x[j][k]));
+                y[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, ok);
+                running = next;
+            }
+        }
+
+        if (!__syncthreads_or(!ok)) {
+            if constexpr (IN_PLACE) {
+#pragma unroll
+                for (int j = 0; j < VECS; j++)
+#pragma unroll
+                    for (int k = 0; k < VEC; k++)
+                        kept.add((double)x[j][k], s.sum.warp_digit[warp], &s.sum.special);
+            }
+            if (whole) {
+#pragma unroll
+                for (int j = 0; j < VECS; j++) {
+                    Raw raw;
+                    memcpy(&raw, y[j], 16);
+                    *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = raw;
+                }
+            } else {
+#pragma unroll
+                for (int j = 0; j < VECS; j++)
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        const int64_t i = first + j * 32 * VEC + k;
+                        if (i < end) a.out[i] = y[j][k];
+                    }
+            }
+            if (threadIdx.x == 0) {
+                if constexpr (sizeof(T) == 8) {
+                    s.hi = sub_total.hi;
+                    s.lo = sub_total.lo;
+                } else {
+                    s.hi = sub_total;
+                }
+                s.err = bound;
+                s.low = sub_low;
+            }
+        } else {
+            /* the exact carry catches up with the sub-tiles the fast path did:
+             * from the inputs, or in place from what the threads kept */
+            if (s.exact_upto < begin) {
+                gs_exact_scan_catch_up(a.in, IN_PLACE ? begin : s.exact_upto, begin, &s, kept.hi, kept.lo);
+                kept = gs_expansion<sizeof(T) == 4>();
+            }
+            gs_exact_scan_slow(a, begin, end, &s);
+            if (threadIdx.x == 0) {
+                s.exact_upto = end;
+                gs_exact_carry_approx<T>(&s);
+            }
+        }
+        __syncthreads();
+    }
+}
+
+#endif /* GS_CUDA_EXACT_AGENT_CUH */
