@@ -41,8 +41,8 @@ make -j"$(nproc)" >make.log 2>&1 || { fail "make"; tail -20 make.log; exit 1; }
 echo "make -j$(nproc) (detect): $(( $(date +%s) - start )) s"
 if command -v cuobjdump >/dev/null || [ -x /usr/local/cuda/bin/cuobjdump ]; then
     cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
-    elfs=$("$cuobjdump" --list-elf gpu/gs_cuda_cub_f32.o 2>/dev/null | grep -o 'sm_[0-9a-z]*' | sort -u | tr '\n' ' ')
-    echo "gs_cuda_cub_f32.o machine code: $elfs"
+    elfs=$("$cuobjdump" --list-elf gpu/gs_cuda_cub_32.o 2>/dev/null | grep -o 'sm_[0-9a-z]*' | sort -u | tr '\n' ' ')
+    echo "gs_cuda_cub_32.o machine code: $elfs"
     for t in $want; do
         case " $elfs" in *" $t "*) pass "machine code for $t" ;; *) fail "no machine code for $t" ;; esac
     done
