@@ -77,11 +77,15 @@ EOF
 sanitized() {
     san_tool=$1 san_log=$2
     shift 2
+    # CUDA API errors are not reported: the suite provokes some on purpose
+    # (an impossible cudaMalloc), and every API call's status is checked by
+    # the code and the tests themselves; memory, race and sync errors are.
     timeout -k 10 "$limit" "$san" --tool "$san_tool" --error-exitcode 86 --print-limit 20 \
-        "$@" >"$san_log" 2>&1
+        --report-api-errors no "$@" >"$san_log" 2>&1
     san_rc=$?
     case $san_rc in
-    0) grep -q 'ERROR SUMMARY: 0 errors' "$san_log" || return 1 ;;
+    # racecheck's summary counts hazards, the other tools' errors
+    0) grep -Eq '(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)' "$san_log" || return 1 ;;
     124 | 137) echo "timed out after ${limit}s" >>"$san_log"; return 1 ;;
     *) return 1 ;;
     esac
