@@ -185,9 +185,16 @@ static gs_status open_file(gs_mpi *m, gs_h5 *h, const char *disk_name, unsigned 
     if (fapl < 0) {
         st = h5_fail(m, GS_ERR_IO, "%s: cannot set up HDF5's MPI-IO driver", h->name);
     } else {
-        h->file = create ? H5Fcreate(disk_name, flags, H5P_DEFAULT, fapl) : H5Fopen(disk_name, flags, fapl);
-        if (h->file < 0 && create) st = h5_fail(m, GS_ERR_IO, "%s: cannot create an HDF5 file", h->name);
-        if (h->file < 0 && !create) st = h5_fail(m, GS_ERR_FORMAT, "%s: cannot open as an HDF5 file", h->name);
+        /* a long name goes through a short link, as for .npy (gs_mpi.h) */
+        gs_mpiio_route route;
+        const char *name = disk_name;
+        st = gs_mpi_agree(m, gs_mpiio_route_make(m, disk_name, h->name, &route, &name));
+        if (st == GS_OK) {
+            h->file = create ? H5Fcreate(name, flags, H5P_DEFAULT, fapl) : H5Fopen(name, flags, fapl);
+            if (h->file < 0 && create) st = h5_fail(m, GS_ERR_IO, "%s: cannot create an HDF5 file", h->name);
+            if (h->file < 0 && !create) st = h5_fail(m, GS_ERR_FORMAT, "%s: cannot open as an HDF5 file", h->name);
+        }
+        gs_mpiio_route_remove(&route);
         H5Pclose(fapl);
     }
     return gs_mpi_agree(m, st);

@@ -111,6 +111,21 @@ gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *
  * path (call only after every rank agreed on success), 0 deletes it. */
 gs_status gs_mpiio_close(gs_mpi *m, gs_file *f, int keep);
 
+/* Open MPI's I/O components overflow fixed buffers built from long file
+ * names (gs_mpiio.c says which): a name longer than 128 characters is
+ * opened through a symbolic link to it in a private folder of TMPDIR,
+ * removed as soon as the file is open. Local. */
+typedef struct gs_mpiio_route {
+    char dir[96];     /* the private folder; "" when the name is used as it is */
+    char link[104];   /* dir + "/f" */
+} gs_mpiio_route;
+/* The name to open `path` by (`path` itself, or the link); `shown` names the
+ * file in messages. */
+gs_status gs_mpiio_route_make(gs_mpi *m, const char *path, const char *shown, gs_mpiio_route *r,
+                              const char **name);
+/* Remove the link and its folder, if any: call once the open returned. */
+void gs_mpiio_route_remove(gs_mpiio_route *r);
+
 /* Local and async-signal-safe: remove the temporaries of the files this
  * process is writing (rank 0's), for a handler of SIGINT and SIGTERM that
  * then ends the process. A run killed outright leaves its temporary; the

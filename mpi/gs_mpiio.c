@@ -185,15 +185,8 @@ static gs_status file_new(gs_mpi *m, const char *path, const char *temp_suffix,
  * so; one that the link cannot hold fails with a message. */
 #define GS_MPIIO_SHORT_NAME 128
 
-typedef struct short_route {
-    char dir[96];     /* the private folder; "" when the name is used as it is */
-    char link[104];   /* dir + "/f" */
-} short_route;
-
-/* Local. The name to give MPI_File_open for `path`: `path` itself, or a
- * link to it in a new private folder. */
-static gs_status route_make(gs_mpi *m, const char *path, const char *shown, short_route *r,
-                            const char **name)
+gs_status gs_mpiio_route_make(gs_mpi *m, const char *path, const char *shown, gs_mpiio_route *r,
+                              const char **name)
 {
     r->dir[0] = '\0';
     *name = path;
@@ -231,8 +224,7 @@ static gs_status route_make(gs_mpi *m, const char *path, const char *shown, shor
     return st;
 }
 
-/* Local. Remove the link and its folder, if any. */
-static void route_remove(short_route *r)
+void gs_mpiio_route_remove(gs_mpiio_route *r)
 {
     if (!r->dir[0]) return;
     unlink(r->link);
@@ -243,17 +235,17 @@ static void route_remove(short_route *r)
 /* Open the file (its temporary when writing) on every rank and agree. */
 static gs_status file_open(gs_mpi *m, gs_file *f, int amode, const char *failure)
 {
-    short_route route;
+    gs_mpiio_route route;
     const char *name = NULL;
-    gs_status status = gs_mpi_agree(m, route_make(m, f->temp_path ? f->temp_path : f->path, f->path,
+    gs_status status = gs_mpi_agree(m, gs_mpiio_route_make(m, f->temp_path ? f->temp_path : f->path, f->path,
                                                   &route, &name));
     if (status != GS_OK) {
-        route_remove(&route);   /* this rank's, where another rank failed */
+        gs_mpiio_route_remove(&route);   /* this rank's, where another rank failed */
         return status;
     }
     MPI_File fh = MPI_FILE_NULL;
     int err = MPI_File_open(m->comm, name, amode, MPI_INFO_NULL, &fh);
-    route_remove(&route);
+    gs_mpiio_route_remove(&route);
     if (err == MPI_SUCCESS) {
         f->fh = fh;
         /* MPI_FILE_NULL's handler, which a new file inherits, may have been changed */

@@ -57,6 +57,20 @@ for len in 200 256 1000 4050; do
     rm -f "$out"
     expect_empty_dir "$len-character paths: nothing left beside the output" "$dir"
 done
+# HDF5 files go through the same links (HDF5's MPI-IO driver opens them
+# with Open MPI's I/O): the same data written and read back as a dataset
+if [ "${GS_HDF5:-no}" = yes ]; then
+    for len in 300 2000; do
+        dir=$(deep_dir $((len - 5))) || { gs_fail "$len-character HDF5 paths: mkdir"; continue; }
+        if expect_ok "scan -O a $len-character HDF5 path on 2 ranks" 2 \
+            scan -g 1000 -t i64 --seed 5 -O "$dir/y.h5:/g/cs" --backend "$be" -q &&
+            expect_ok "reduce -i a $len-character HDF5 path on 2 ranks" 2 reduce -i "$dir/y.h5:/g/cs" --backend "$be"; then
+            expect_same "a $len-character HDF5 path: the sum of the scan read back" "$(result)" "$ref_sum"
+        fi
+        rm -f "$dir/y.h5"
+        expect_empty_dir "$len-character HDF5 paths: nothing left beside the output" "$dir"
+    done
+fi
 # the long names were opened through links in TMPDIR (mpi/gs_mpiio.c)
 set -- "$gs_mpi_tmp"/gs-link.*
 gs_check "no link left in the runs' TMPDIR" test ! -e "$1"
