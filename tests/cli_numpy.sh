@@ -53,22 +53,8 @@ do_reduce() {
     fi
 }
 
-# Check what is queued (one Python start for many runs), count its PASS and
-# FAIL lines, and free the outputs' disk space.
-flush_checks() {
-    [ -s "$manifest" ] || return 0
-    "$py" "$checker" check "$manifest" >"$gs_tmp/checked" 2>&1
-    check_rc=$?
-    cat "$gs_tmp/checked"
-    passes=$(grep -c '^PASS:' "$gs_tmp/checked")
-    fails=$(grep -c '^FAIL:' "$gs_tmp/checked")
-    gs_passed=$((gs_passed + passes))
-    gs_failed=$((gs_failed + fails))
-    if [ "$check_rc" -ne 0 ] && [ "$fails" -eq 0 ]; then
-        gs_fail "numpy_check.py check ran" "exit $check_rc"
-    fi
-    rm -f "$outs"/* "$manifest"
-}
+# Judge what is queued (gs_test.sh).
+flush_checks() { gs_flush_checks "$py" "$checker" "$manifest" "$outs"; }
 
 for t in i32 i64 u32 u64 f32 f64; do
     # every size at 3 ranks, as the acceptance runs it (2 and 1: empty shards)

@@ -183,6 +183,25 @@ expect_empty_dir() {
     fi
 }
 
+# gs_flush_checks PYTHON CHECKER MANIFEST OUTDIR: judges the runs queued in
+# MANIFEST with `PYTHON CHECKER check MANIFEST` (one Python start for many
+# runs), counts its PASS and FAIL lines as this script's, then frees the
+# outputs in OUTDIR and the manifest. Nothing queued: nothing done.
+gs_flush_checks() {
+    [ -s "$3" ] || return 0
+    "$1" "$2" check "$3" >"$gs_tmp/checked" 2>&1
+    gs_check_rc=$?
+    cat "$gs_tmp/checked"
+    gs_passes=$(grep -c '^PASS:' "$gs_tmp/checked")
+    gs_fails=$(grep -c '^FAIL:' "$gs_tmp/checked")
+    gs_passed=$((gs_passed + gs_passes))
+    gs_failed=$((gs_failed + gs_fails))
+    if [ "$gs_check_rc" -ne 0 ] && [ "$gs_fails" -eq 0 ]; then
+        gs_fail "$(basename "$2") check ran" "exit $gs_check_rc"
+    fi
+    rm -f "${4:?}"/* "$3"
+}
+
 # gs_check DESC COMMAND...: passes when COMMAND exits 0; its output is shown
 # on failure.
 gs_check() {

@@ -244,7 +244,10 @@ def check_reduce(x, path, op, ranks):
     return "result %r, NumPy's %r: off by %g, bound %g" % (r, ref, abs(r - ref), bound)
 
 
-def check(manifest):
+def check(manifest, load=load_input, scan=check_scan):
+    """Judge every line of the manifest; `load(path, rawtype)` reads an
+    input, `scan(x, out, op, kind)` judges a scan's output (h5_check.py
+    passes its HDF5 ones)."""
     failed = 0
     with open(manifest) as f:
         lines = [line.rstrip("\n").split("\t") for line in f if line.strip()]
@@ -252,9 +255,9 @@ def check(manifest):
         desc = "%s %s -o %s%s on %s rank(s) = NumPy" % (
             what, os.path.basename(path), op, " --exclusive" if kind == "exclusive" else "", ranks)
         try:
-            x = load_input(path, rawtype)
+            x = load(path, rawtype)
             if what == "scan":
-                why = check_scan(x, out, op, kind)
+                why = scan(x, out, op, kind)
             else:
                 why = check_reduce(x, out, op, int(ranks))
         except Exception:  # a broken output file is a failure of its line
