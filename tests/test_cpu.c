@@ -1084,6 +1084,28 @@ static void test_exact_many_adds(void)
     CU_ASSERT_EQUAL(gs_exact_round_f64(&a), 1000 * 0x1p-1074);
 }
 
+/* gs_cpu_scan_exact of f64 x[0..n) into y from the carry `carry_in`, against
+ * element-by-element gs_exact adds and the full rounding: every output and
+ * the carry left. *total: the reference's state after the last element. */
+static void check_scan_exact_f64(const double *x, double *y, int64_t n, double carry_in,
+                                 gs_scan_kind kind, gs_exact *total)
+{
+    gs_exact carry;
+    gs_exact_clear(&carry);
+    gs_exact_clear(total);
+    gs_exact_add_f64(&carry, carry_in);
+    gs_exact_add_f64(total, carry_in);
+    gs_cpu_scan_exact(GS_F64, kind, x, y, n, &carry);
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (kind == GS_EXCLUSIVE) wrong += !same_bits(y[i], gs_exact_round_f64(total));
+        gs_exact_add_f64(total, x[i]);
+        if (kind == GS_INCLUSIVE) wrong += !same_bits(y[i], gs_exact_round_f64(total));
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(total)));
+}
+
 /* The CPU backend's exact kernels (batched lanes, carried scan states with
  * the top-digit hint, threads) against element-by-element gs_exact_add and
  * the full rounding, on whole-range data with cancellation. */
@@ -1100,20 +1122,8 @@ static void test_exact_cpu_kernels(void)
         if (!isfinite(xf[i])) xf[i] = (float)i;
     }
     for (int kind = 0; kind < 2; kind++) {
-        gs_exact carry, ref;
-        gs_exact_clear(&carry);
-        gs_exact_clear(&ref);
-        gs_exact_add_f64(&carry, 0.5);
-        gs_exact_add_f64(&ref, 0.5);
-        gs_cpu_scan_exact(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, y, n, &carry);
-        int64_t wrong = 0;
-        for (int64_t i = 0; i < n; i++) {
-            if (kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
-            gs_exact_add_f64(&ref, x[i]);
-            if (!kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
-        }
-        CU_ASSERT_EQUAL(wrong, 0);
-        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(&ref)));
+        gs_exact ref;
+        check_scan_exact_f64(x, y, n, 0.5, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, &ref);
         gs_exact sum;
         gs_exact_clear(&sum);
         gs_cpu_reduce_exact(GS_F64, x, n, &sum);
@@ -1185,20 +1195,8 @@ static void test_exact_scan_window(void)
               : a > 0x1p1000 ? copysignf(FLT_MAX, (float)v) : (float)v;
     }
     for (int kind = 0; kind < 2; kind++) {
-        gs_exact carry, ref;
-        gs_exact_clear(&carry);
-        gs_exact_clear(&ref);
-        gs_exact_add_f64(&carry, -0x1p-600);   /* a carry-in far below everything */
-        gs_exact_add_f64(&ref, -0x1p-600);
-        gs_cpu_scan_exact(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, y, n, &carry);
-        int64_t wrong = 0;
-        for (int64_t i = 0; i < n; i++) {
-            if (kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
-            gs_exact_add_f64(&ref, x[i]);
-            if (!kind) wrong += !same_bits(y[i], gs_exact_round_f64(&ref));
-        }
-        CU_ASSERT_EQUAL(wrong, 0);
-        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(&ref)));
+        gs_exact ref;   /* a carry-in far below everything */
+        check_scan_exact_f64(x, y, n, -0x1p-600, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, &ref);
     }
     for (int kind = 0; kind < 2; kind++) {
         gs_exact carry, ref;
