@@ -121,6 +121,14 @@ gs_status gs_cuda_ladder_reduce(gs_cuda *g, gs_algo algo, gs_type type, gs_op op
 gs_status gs_cuda_ladder_scan(gs_cuda *g, gs_algo algo, gs_type type, gs_op op,
                               gs_scan_kind kind, const void *d_in, void *d_out, int64_t n,
                               gs_acc *d_carry, uint32_t *d_overflow, void *work, size_t work_bytes);
+/* The ladder's cub-native row (gs_cuda_ladder_cub.cu): CUB's own scan of
+ * the input type, as its users call it (sums accumulate in the input
+ * type), from the identity into d_out (of the input type); not gpuscan's
+ * function. With work == NULL, *work_bytes = the scratch it needs; else the
+ * call, queued. GS_ERR_UNSUPPORTED where gs_native_scan_exists says no and
+ * beyond 2^31 - 1 elements. */
+gs_status gs_cuda_ladder_native(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
+                                void *d_out, int64_t n, void *work, size_t *work_bytes);
 /* Fill d[0..bytes) with `byte` on the compute stream (gs_cuda_device.cu). */
 gs_status gs_cuda_fill(gs_cuda *g, void *d, int byte, size_t bytes);
 /* Milliseconds of each of `iters` runs of run(arg) (work it queues on the

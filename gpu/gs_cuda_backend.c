@@ -172,6 +172,12 @@ static gs_status cuda_ladder_scan(void *g, gs_algo algo, gs_type type, gs_op op,
     return gs_cuda_ladder_scan(g, algo, type, op, kind, in, out, n, carry, overflow, work, work_bytes);
 }
 
+static gs_status cuda_ladder_native(void *g, gs_type type, gs_op op, gs_scan_kind kind, const void *in, void *out,
+                                    int64_t n, void *work, size_t *work_bytes)
+{
+    return gs_cuda_ladder_native(g, type, op, kind, in, out, n, work, work_bytes);
+}
+
 static const gs_backend_ops cuda_ops = {
     .kind = GS_BACKEND_CUDA,
     .computes_on_host = 0,
@@ -205,6 +211,7 @@ static const gs_backend_ops cuda_ops = {
     .ladder_work_bytes = cuda_ladder_work_bytes,
     .ladder_reduce = cuda_ladder_reduce,
     .ladder_scan = cuda_ladder_scan,
+    .ladder_native = cuda_ladder_native,
 };
 
 int gs_cuda_backend_devices(char *why, size_t why_len)

@@ -12,6 +12,7 @@
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cuda/functional>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/tabulate_output_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -162,12 +163,45 @@ gs_status gs_cub_scan_carried_of(gs_cuda *g, gs_op op, gs_scan_kind kind, const 
     });
 }
 
+/* ---- CUB's native calls: the ladder's cub-native row ------------------------------- */
+
+/* CUB's scans as its users call them, on the input type: InclusiveSum and
+ * ExclusiveSum (accumulating in the input type: f32 sums in f32, 32-bit
+ * integer sums wrapping in 32 bits), InclusiveScan with cuda::minimum /
+ * cuda::maximum (not NaN-propagating). Not gpuscan's function, so a timing
+ * reference only; the output is of the input type. Only these four forms
+ * (the ones users compare with) are compiled: each costs nvcc seconds. */
+template <class T>
+static cudaError_t cub_native_call(gs_cuda *g, gs_op op, gs_scan_kind kind, const T *in, T *out, int n,
+                                   void *work, size_t *bytes)
+{
+    if (op == GS_SUM)
+        return kind == GS_EXCLUSIVE ? cub::DeviceScan::ExclusiveSum(work, *bytes, in, out, n, g->stream)
+                                    : cub::DeviceScan::InclusiveSum(work, *bytes, in, out, n, g->stream);
+    if (op == GS_MIN) return cub::DeviceScan::InclusiveScan(work, *bytes, in, out, cuda::minimum<T>{}, n, g->stream);
+    return cub::DeviceScan::InclusiveScan(work, *bytes, in, out, cuda::maximum<T>{}, n, g->stream);
+}
+
+template <gs_type TYPE>
+gs_status gs_cub_native_of(gs_cuda *g, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out, int n,
+                           void *work, size_t *bytes)
+{
+    using T = typename gs_element<TYPE>::type;
+    GS_CUDA_CHECK(g, (cub_native_call<T>(g, op, kind, static_cast<const T *>(d_in), static_cast<T *>(d_out), n,
+                                         work, bytes)),
+                  "CUB's native %s scan of %d %s elements (%s)", kind == GS_EXCLUSIVE ? "exclusive" : "inclusive",
+                  n, gs_type_name(TYPE), gs_op_name(op));
+    return GS_OK;
+}
+
 /* The explicit instances of one type (gs_cuda_cub_32.cu, gs_cuda_cub_64.cu). */
 #define GS_CUB_INSTANTIATE(TYPE)                                                                        \
     template gs_status gs_cub_run_of<TYPE>(gs_cuda *, int, gs_op, gs_scan_kind, const void *, void *, int, \
                                            void *, size_t *);                                           \
     template gs_status gs_cub_scan_carried_of<TYPE>(gs_cuda *, gs_op, gs_scan_kind, const void *, void *, \
                                                     int, const gs_acc *, gs_acc *, uint32_t *, void *,  \
-                                                    size_t *);
+                                                    size_t *);  \
+    template gs_status gs_cub_native_of<TYPE>(gs_cuda *, gs_op, gs_scan_kind, const void *, void *, int, void *, \
+                                              size_t *);
 
 #endif /* GS_CUDA_CUB_CUH */

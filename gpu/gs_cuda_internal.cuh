@@ -63,11 +63,14 @@ gs_status gs_cub_scan_carried(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind k
 gs_status gs_cub_run(gs_cuda *g, int scan, gs_type type, gs_op op, gs_scan_kind kind,
                      const void *d_in, void *d_out, int64_t n, void *work, size_t *bytes);
 
-/* The two above for one element type, n checked (gs_cuda_cub.cuh; one
+/* The two above, and gs_cuda_ladder_native, for one element type, n checked (gs_cuda_cub.cuh; one
  * instance per type, in gs_cuda_cub_32.cu and gs_cuda_cub_64.cu). */
 template <gs_type TYPE>
 gs_status gs_cub_run_of(gs_cuda *g, int scan, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out,
                         int n, void *work, size_t *bytes);
+template <gs_type TYPE>
+gs_status gs_cub_native_of(gs_cuda *g, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out, int n,
+                           void *work, size_t *bytes);
 template <gs_type TYPE>
 gs_status gs_cub_scan_carried_of(gs_cuda *g, gs_op op, gs_scan_kind kind, const void *d_in, void *d_out,
                                  int n, const gs_acc *d_carry_in, gs_acc *d_carry_out, uint32_t *d_overflow,

@@ -10,6 +10,9 @@
  * cub variant of gs_scan, with a carry in device memory and the overflow
  * check, through iterators around the same CUB call.
  *
+ * gs_cuda_ladder_native is the cub-native row beside it: CUB's own calls on
+ * the input type, for the ratios users compare with.
+ *
  * Here: the checks and the choice of the element type; the CUB calls are in
  * gs_cuda_cub.cuh, compiled in two files by element size (gs_cuda_cub_32.cu,
  * gs_cuda_cub_64.cu).
@@ -27,6 +30,21 @@ gs_status gs_cub_run(gs_cuda *g, int scan, gs_type type, gs_op op, gs_scan_kind 
                                    (long long)n);
     return gs_dispatch_type(type, [&](auto t) {
         return gs_cub_run_of<decltype(t)::value>(g, scan, op, kind, d_in, d_out, (int)n, work, bytes);
+    });
+}
+
+gs_status gs_cuda_ladder_native(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
+                                void *d_out, int64_t n, void *work, size_t *work_bytes)
+{
+    if (!gs_native_scan_exists(op, kind))
+        return gs_cuda_fail_status(g, GS_ERR_UNSUPPORTED, "no native CUB call for the %s %s scan",
+                                   kind == GS_EXCLUSIVE ? "exclusive" : "inclusive", gs_op_name(op));
+    if (n > INT32_MAX)
+        return gs_cuda_fail_status(g, GS_ERR_UNSUPPORTED,
+                                   "CUB's native calls take at most 2^31 - 1 elements here, not %lld",
+                                   (long long)n);
+    return gs_dispatch_type(type, [&](auto t) {
+        return gs_cub_native_of<decltype(t)::value>(g, op, kind, d_in, d_out, (int)n, work, work_bytes);
     });
 }
 

@@ -33,7 +33,7 @@ typedef struct cli_ladder_args {
 /* One case's rows, as run. */
 typedef struct cli_ladder_case {
     gs_ladder_case c;
-    gs_ladder_row rows[GS_ALGO_COUNT + 2];
+    gs_ladder_row rows[GS_LADDER_MAX_ROWS];
     int n_rows;
 } cli_ladder_case;
 
@@ -49,7 +49,10 @@ static void ladder_usage(FILE *out)
 "the tuned default and CUB, next to a device-to-device copy of the input (the\n"
 "ceiling). Each variant is timed with CUDA events (the median of the timed runs\n"
 "after its warm-up) and checked element by element against an independent\n"
-"reference.\n"
+"reference. The cub row computes gpuscan's function (fp64 accumulation of\n"
+"floats, widened integer sums); the cub-native row is CUB as its users call it\n"
+"on the input type (InclusiveSum, cuda::maximum, ...: f32 sums accumulate in\n"
+"f32, i32 sums wrap in 32 bits; no products), timed but not checked.\n"
 "\n"
 "  -g N             elements, not bytes (default 32Mi; suffixes k M G T, Ki Mi Gi Ti)\n"
 "  -t TYPES         i32 i64 u32 u64 f32 f64 (or NumPy's names), a comma-separated list\n"
@@ -71,8 +74,9 @@ static void ladder_usage(FILE *out)
 "Columns: time per run in microseconds; GB/s of bytes read plus written (scans\n"
 "write n outputs); step: speedup over the row before; cumul: over the first\n"
 "variant; %copy: GB/s against the copy's; xCUB: cub's time over the row's;\n"
-"#wrong: wrong elements (1 for a wrong reduction; a scan's wrong carry or\n"
-"overflow flag counts one more). Exit status 1 when any variant is wrong or a\n"
+"xNAT: cub-native's time over the row's; #wrong: wrong elements (1 for a wrong\n"
+"reduction; a scan's wrong carry or overflow flag counts one more; '-': not\n"
+"checked). Exit status 1 when any variant is wrong or a\n"
 "run fails, 2 for a usage error. Needs the CUDA backend.\n",
         out);
 }
@@ -214,27 +218,39 @@ static const char *case_kind(const gs_ladder_case *c)
 
 static const char *row_name(const gs_ladder_row *r)
 {
-    return r->algo == GS_LADDER_COPY ? "copy (D2D)" : r->algo == GS_LADDER_EXACT ? "exact" : gs_algo_name((gs_algo)r->algo);
+    switch (r->algo) {
+    case GS_LADDER_COPY: return "copy (D2D)";
+    case GS_LADDER_EXACT: return "exact";
+    case GS_LADDER_NATIVE: return "cub-native";
+    default: return gs_algo_name((gs_algo)r->algo);
+    }
 }
 
 /* The derived columns of row i: step and cumulative speedups over the
- * ladder's variants (neither for the copy, no step for cub and the exact
- * row), % of the copy, ratio to cub; 0 where there is none. */
-typedef struct derived { double step, cumul, pct_copy, x_cub; } derived;
+ * ladder's variants (neither for the copy, no step for cub, cub-native and
+ * the exact row), % of the copy, ratios to cub and to cub-native; 0 where
+ * there is none. */
+typedef struct derived { double step, cumul, pct_copy, x_cub, x_native; } derived;
+
+static const gs_ladder_row *find_row(const cli_ladder_case *lc, int algo)
+{
+    for (int k = 0; k < lc->n_rows; k++)
+        if (lc->rows[k].algo == algo) return &lc->rows[k];
+    return NULL;
+}
 
 static derived derive(const cli_ladder_case *lc, int i)
 {
     const gs_ladder_row *r = &lc->rows[i], *copy = &lc->rows[0], *first = &lc->rows[1];
-    const gs_ladder_row *cub = NULL;
-    for (int k = 0; k < lc->n_rows; k++)
-        if (lc->rows[k].algo == GS_ALGO_CUB) cub = &lc->rows[k];
-    derived d = {0, 0, 0, 0};
+    const gs_ladder_row *cub = find_row(lc, GS_ALGO_CUB), *native = find_row(lc, GS_LADDER_NATIVE);
+    derived d = {0, 0, 0, 0, 0};
     if (r->median <= 0) return d;
     d.pct_copy = copy->gbps > 0 ? 100.0 * r->gbps / copy->gbps : 0;
     if (r->algo == GS_LADDER_COPY) return d;
     d.cumul = first->median / r->median;
-    if (i > 1 && r->algo != GS_ALGO_CUB && r->algo != GS_LADDER_EXACT) d.step = lc->rows[i - 1].median / r->median;
+    if (i > 1 && r->algo >= 0 && r->algo != GS_ALGO_CUB) d.step = lc->rows[i - 1].median / r->median;
     if (cub) d.x_cub = cub->median / r->median;
+    if (native) d.x_native = native->median / r->median;
     return d;
 }
 
@@ -249,8 +265,8 @@ static void print_case(FILE *out, const cli_ladder_case *lc)
     const gs_ladder_case *c = &lc->c;
     fprintf(out, "\n# %s %s %s, %lld elements\n", case_kind(c), gs_type_name(c->type), gs_op_name(c->op),
             (long long)c->n);
-    fprintf(out, "  %-18s %12s %9s %7s %7s %7s %7s %8s\n", "variant", "time(us)", "GB/s", "step", "cumul",
-            "%copy", "xCUB", "#wrong");
+    fprintf(out, "  %-18s %12s %9s %7s %7s %7s %7s %7s %8s\n", "variant", "time(us)", "GB/s", "step", "cumul",
+            "%copy", "xCUB", "xNAT", "#wrong");
     for (int i = 0; i < lc->n_rows; i++) {
         const gs_ladder_row *r = &lc->rows[i];
         const derived d = derive(lc, i);
@@ -259,6 +275,7 @@ static void print_case(FILE *out, const cli_ladder_case *lc)
         print_number(out, 7, " %*.2f", d.cumul);
         print_number(out, 7, " %*.1f", d.pct_copy);
         print_number(out, 7, " %*.3f", d.x_cub);
+        print_number(out, 7, " %*.3f", d.x_native);
         if (r->wrong >= 0) fprintf(out, " %8lld\n", (long long)r->wrong);
         else fprintf(out, " %8s\n", "-");
     }
@@ -305,6 +322,7 @@ static void write_json(FILE *f, const void *data)
             json_number(f, "cumul", d.cumul);
             json_number(f, "pct_copy", d.pct_copy);
             json_number(f, "x_cub", d.x_cub);
+            json_number(f, "x_native", d.x_native);
             if (r->wrong >= 0) fprintf(f, ", \"wrong\": %lld}", (long long)r->wrong);
             else fputs(", \"wrong\": null}", f);
         }

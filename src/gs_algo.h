@@ -37,6 +37,13 @@ typedef enum gs_algo {
     GS_ALGO_COUNT
 } gs_algo;
 
+/* 1 when the ladder's cub-native row (CUB's own scan of the input type)
+ * exists for (op, kind): sums both ways, inclusive min and max. */
+static inline int gs_native_scan_exists(gs_op op, gs_scan_kind kind)
+{
+    return op == GS_SUM || (kind == GS_INCLUSIVE && (op == GS_MIN || op == GS_MAX));
+}
+
 const char *gs_algo_name(gs_algo a);                /* "divergent", "default", "cub" */
 gs_status gs_algo_from_name(const char *name, gs_algo *a);
 /* 1 when the variant computes reductions (scan 0) or scans (scan 1). */

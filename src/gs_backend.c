@@ -198,3 +198,9 @@ gs_status gs_be_ladder_scan(gs_be *be, gs_algo algo, gs_type type, gs_op op, gs_
 {
     return GS_BE_CALL(be, ladder_scan, algo, type, op, kind, in, out, n, carry, overflow, work, work_bytes);
 }
+
+gs_status gs_be_ladder_native(gs_be *be, gs_type type, gs_op op, gs_scan_kind kind, const void *in, void *out,
+                              int64_t n, void *work, size_t *work_bytes)
+{
+    return GS_BE_CALL(be, ladder_native, type, op, kind, in, out, n, work, work_bytes);
+}

@@ -120,6 +120,10 @@ typedef struct gs_backend_ops {
     gs_status (*ladder_scan)(void *impl, gs_algo algo, gs_type type, gs_op op, gs_scan_kind kind,
                              const void *in, void *out, int64_t n, gs_acc *carry, uint32_t *overflow,
                              void *work, size_t work_bytes);
+    /* CUB's native scan for the ladder's cub-native row (gs_cuda.h:
+     * gs_cuda_ladder_native); work == NULL: *work_bytes = its scratch */
+    gs_status (*ladder_native)(void *impl, gs_type type, gs_op op, gs_scan_kind kind, const void *in,
+                               void *out, int64_t n, void *work, size_t *work_bytes);
 } gs_backend_ops;
 
 /* A backend in use: its table, its state and where its failures go. */
@@ -185,5 +189,7 @@ gs_status gs_be_ladder_reduce(gs_be *be, gs_algo algo, gs_type type, gs_op op, c
 gs_status gs_be_ladder_scan(gs_be *be, gs_algo algo, gs_type type, gs_op op, gs_scan_kind kind,
                             const void *in, void *out, int64_t n, gs_acc *carry, uint32_t *overflow,
                             void *work, size_t work_bytes);
+gs_status gs_be_ladder_native(gs_be *be, gs_type type, gs_op op, gs_scan_kind kind, const void *in, void *out,
+                              int64_t n, void *work, size_t *work_bytes);
 
 #endif /* GS_BACKEND_H */

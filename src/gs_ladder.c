@@ -66,6 +66,8 @@ typedef struct ladder {
     gs_algo algo;             /* the variant being run */
     int exact;                /* the exact row applies to the case */
     int exact_row;            /* the exact row is being run (not l->algo) */
+    int native;               /* the cub-native row applies to the case */
+    int native_row;           /* the cub-native row is being run */
     gs_exact *d_exact;        /* its sum or carry, in device memory */
     gs_exact *exact_before;   /* its reference: the exact sum before each block, then of all */
 } ladder;
@@ -74,6 +76,13 @@ typedef struct ladder {
 static int exact_applies(const gs_ladder_case *c)
 {
     return c->exact && (c->type == GS_F32 || c->type == GS_F64) && c->op == GS_SUM;
+}
+
+/* 1 when the cub-native row is run: scans CUB has a native call for,
+ * within its 32-bit counts. */
+static int native_applies(const gs_ladder_case *c)
+{
+    return c->scan && gs_native_scan_exists(c->op, c->kind) && c->n <= INT32_MAX;
 }
 
 static int64_t block_len(const ladder *l, int64_t b)
@@ -175,6 +184,15 @@ static gs_status run_variant(void *arg)
                                      l->work_bytes);
     return gs_be_ladder_scan(l->be, l->algo, c->type, c->op, c->kind, l->d_in, l->d_out, c->n, l->d_acc,
                                l->d_overflow, l->d_work, l->work_bytes);
+}
+
+/* One run of CUB's native scan, queued. */
+static gs_status run_native(void *arg)
+{
+    ladder *l = arg;
+    const gs_ladder_case *c = l->c;
+    size_t bytes = l->work_bytes;
+    return gs_be_ladder_native(l->be, c->type, c->op, c->kind, l->d_in, l->d_out, c->n, l->d_work, &bytes);
 }
 
 /* One run of the exact kernels, queued: onto the device's exact state. */
@@ -291,16 +309,18 @@ static gs_status time_variant(ladder *l, gs_ladder_row *row)
     /* with a warm-up, at least GS_LADDER_WARMUP_MS of it: clocks that fell
      * while the host computed the reference come back up before timing */
     const double warmup_ms = c->warmup > 0 ? GS_LADDER_WARMUP_MS : 0;
-    if (st == GS_OK)
-        st = gs_be_time_runs(l->be, l->exact_row ? run_exact : run_variant, l, c->warmup, warmup_ms, c->iters, ms);
+    gs_status (*run)(void *) = l->exact_row ? run_exact : l->native_row ? run_native : run_variant;
+    if (st == GS_OK) st = gs_be_time_runs(l->be, run, l, c->warmup, warmup_ms, c->iters, ms);
     if (st == GS_OK) {
         qsort(ms, (size_t)c->iters, sizeof *ms, compare_floats);
         const double median = c->iters % 2 ? ms[c->iters / 2] : 0.5 * (ms[c->iters / 2 - 1] + ms[c->iters / 2]);
-        row->algo = l->exact_row ? GS_LADDER_EXACT : (int)l->algo;
+        row->algo = l->exact_row ? GS_LADDER_EXACT : l->native_row ? GS_LADDER_NATIVE : (int)l->algo;
         row->median = median * 1e-3;
         row->bytes = (uint64_t)c->n * (l->in_size + l->out_size);
         row->gbps = row->median > 0 ? (double)row->bytes / row->median * 1e-9 : 0;
-        st = check_variant(l, &row->wrong);
+        /* CUB's native call computes another function: not checked */
+        if (l->native_row) row->wrong = -1;
+        else st = check_variant(l, &row->wrong);
     }
     free(ms);
     return st;
@@ -332,6 +352,11 @@ static gs_status setup(ladder *l, const gs_algo *order, int count)
         size_t bytes;
         GS_CHECK(gs_be_ladder_work_bytes(l->be, order[i], c->scan, c->type, c->op, c->kind,
                                                           c->n, &bytes));
+        if (bytes > l->work_bytes) l->work_bytes = bytes;
+    }
+    if (l->native) {
+        size_t bytes = 0;
+        GS_CHECK(gs_be_ladder_native(l->be, c->type, c->op, c->kind, NULL, NULL, c->n, NULL, &bytes));
         if (bytes > l->work_bytes) l->work_bytes = bytes;
     }
     GS_CHECK(gs_be_alloc(l->be, GS_MEM_DEVICE, &l->d_in, (size_t)c->n * l->in_size));
@@ -380,11 +405,17 @@ static gs_status run_case(gs_context *ctx, const gs_ladder_case *c, gs_ladder_ro
     l.be = &ctx->be;
     l.c = c;
     l.exact = exact_applies(c);
+    l.native = native_applies(c);
     gs_status st = setup(&l, order, count);
     if (st == GS_OK) st = copy_row(&l, &rows[(*n_rows)++]);
     for (int i = 0; i < count && st == GS_OK; i++) {
         l.algo = order[i];
         st = time_variant(&l, &rows[(*n_rows)++]);
+    }
+    if (st == GS_OK && l.native) {
+        l.native_row = 1;
+        st = time_variant(&l, &rows[(*n_rows)++]);
+        l.native_row = 0;
     }
     if (st == GS_OK && l.exact) {
         l.exact_row = 1;

@@ -107,23 +107,29 @@ typedef struct gs_ladder_case {
                               backend's exact kernels (--exact), checked bit for bit */
 } gs_ladder_case;
 
-/* gs_ladder_row.algo of the copy and of the exact row. */
+/* gs_ladder_row.algo of the copy, the exact row and CUB's native call. */
 #define GS_LADDER_COPY (-1)
 #define GS_LADDER_EXACT (-2)
+#define GS_LADDER_NATIVE (-3)
 
 typedef struct gs_ladder_row {
-    int algo;              /* gs_algo, GS_LADDER_COPY or GS_LADDER_EXACT */
+    int algo;              /* gs_algo, GS_LADDER_COPY, GS_LADDER_EXACT or GS_LADDER_NATIVE */
     double median;         /* seconds per run, median of the timed runs (CUDA events) */
     uint64_t bytes;        /* bytes read plus written by one run */
     double gbps;           /* bytes / median, 10^9 bytes per second */
     int64_t wrong;         /* wrong output elements of the checked run (1 for a wrong
-                              reduction); -1 for the copy */
+                              reduction); -1 for the copy and the cub-native row */
 } gs_ladder_row;
+
+/* The most rows of one case: the copy, the variants, cub-native, exact. */
+#define GS_LADDER_MAX_ROWS (GS_ALGO_COUNT + 3)
 
 /* The rows of one case: the copy first (the ceiling: n input elements
  * copied device to device, read plus written), then every variant in
- * ladder order (or the one asked for) and cub, then the exact row (when
- * c->exact applies). `rows` holds at least GS_ALGO_COUNT + 2 entries.
+ * ladder order (or the one asked for) and cub, then CUB's native scan on the
+ * input type (gs_native_scan_exists, up to 2^31 - 1 elements; timed, not
+ * checked: it computes CUB's function, not gpuscan's), then the exact row (when
+ * c->exact applies). `rows` holds at least GS_LADDER_MAX_ROWS entries.
  * Collective: each rank runs the case on its own GPU; every rank returns
  * the same status. GS_ERR_UNSUPPORTED on the CPU backend, and for an exact
  * row on a backend without exact kernels. */

@@ -168,6 +168,15 @@ if expect_ok "ladder --help" 0 ladder --help; then
     gs_check "ladder --help mentions --exact" grep -q -e '--exact' "$gs_tmp/stdout"
 fi
 if [ "$be" = cuda ]; then
+    # cub-native: CUB's own scan after cub where CUB has one (sums both ways,
+    # inclusive min/max; no product, no exclusive max), timed and not checked
+    for kind in "" --exclusive; do
+        if expect_ok "ladder --scan $kind -o all: cub-native rows" 1 ladder --scan $kind -t i32 -o all -g 65537 -n 2 -w 1; then
+            expect_same "ladder --scan $kind: which cases have a cub-native row, after cub, unchecked" \
+                "$(awk '/^# / { op = $5 } $1 == "cub-native" { printf "%s:%s:%s ", op, prev, $NF } { prev = $1 }' "$gs_tmp/stdout")" \
+                "$([ -z "$kind" ] && echo "sum,:cub:- min,:cub:- max,:cub:- " || echo "sum,:cub:- ")"
+        fi
+    done
     # the CUDA backend has exact kernels when a tiny --exact run takes it
     if run_np 1 reduce -g 100 -t f32 --exact --backend cuda -q; then
         if expect_ok "ladder --exact -t f32,f64 --scan" 1 ladder --exact -t f32,f64 -o sum --scan -g 1048583 -n 2 -w 1; then
