@@ -90,6 +90,32 @@ else
     expect_same "scaling_local.sh as a user says nothing of root" "$(grep -c 'as root' "$gs_tmp/stderr")" 0
 fi
 
+# ---- scan_bound.sh: the distributed scan against its bound --------------------------
+# an mpirun that passes the runs on to the tests' launcher
+printf '#!/bin/sh\nnp=$2\nshift 2\nexec "$GS_MPIRUN" "$np" "$@"\n' >"$gs_tmp/mpirun_np"
+chmod +x "$gs_tmp/mpirun_np"
+mkdir "$gs_tmp/bound-tmp"
+if GPUSCAN=$GS_BIN MPIRUN=$gs_tmp/mpirun_np TMPDIR=$gs_tmp/bound-tmp timeout -k 10 $((2 * GS_TEST_TIMEOUT)) \
+    bash "$jobs/scan_bound.sh" -n 100003 -r 2 -o "$gs_tmp/bound" >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"; then
+    gs_pass "scan_bound.sh -n 100003 -r 2"
+    # every row: a positive time in each column and both ratios; files read once
+    expect_same "scan_bound.sh: a resident row and two file rows, each complete" \
+        "$(awk -F, 'NR > 1 && $3 > 0 && $4 > 0 && $5 > 0 && $6 ~ /^[0-9.]+$/ && $7 ~ /^[0-9.]+$/ { print $1 }' \
+            "$gs_tmp/bound/scan_bound.csv" | tr '\n' '|')" \
+        "resident (on the device)|file 1 rank (passes 1)|file 2 ranks (passes 1)|"
+    expect_same "scan_bound.sh: the resident bound is the one-rank reduce plus scan" \
+        "$(awk -F, 'NR == 2 { print $4 }' "$gs_tmp/bound/scan_bound.csv")" \
+        "$(awk -F, 'FNR == 2 { s += $9 } END { printf "%.2f", s }' "$gs_tmp/bound/reduce-np1.csv" "$gs_tmp/bound/scan-np1.csv")"
+    expect_same "scan_bound.sh leaves no temporary folder" "$(find "$gs_tmp/bound-tmp" -name 'scan-bound.*' | wc -l)" 0
+else
+    gs_fail "scan_bound.sh -n 100003 -r 2" "exit $?"
+    gs_stderr_tail
+fi
+GPUSCAN=$GS_BIN bash "$jobs/scan_bound.sh" -r 1 >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"
+gs_rc=$?
+expect_same "scan_bound.sh -r 1: a usage error that says why" \
+    "$gs_rc:$(grep -c 'at least 2 ranks' "$gs_tmp/stderr")" "2:1"
+
 # the scaling table keeps the bench's exact rows a series of their own
 printf '%s\n' study,kind,type,op,mode,ranks,elements,time_us,gbps_rank,gbps_total,ceiling_pct,wrong,exact \
     strong,reduce,f32,sum,resident,1,100,10,1,1,1,0,no strong,reduce,f32,sum,resident,1,100,30,1,1,1,0,yes \
