@@ -38,10 +38,6 @@
 #include "gs_cpu_rules.h"
 #include "gs_gen.h"
 
-#define GS_CPU_STRINGIFY(x) #x
-/* Unroll the next loop n times (n: a macro is expanded first). */
-#define GS_CPU_UNROLL(n) _Pragma(GS_CPU_STRINGIFY(GCC unroll n))
-
 /* Independent accumulators of a reduction, of type A: enough to fill the
  * vector registers, but 128-bit ones (two general registers each) fewer,
  * lest they spill. Unrolling keeps them in registers. */

@@ -17,6 +17,10 @@
 #define GS_CPU_OMP(directive)
 #endif
 
+#define GS_CPU_STRINGIFY(x) #x
+/* Unroll the next loop n times (n: a macro is expanded first). */
+#define GS_CPU_UNROLL(n) _Pragma(GS_CPU_STRINGIFY(GCC unroll n))
+
 /* The reduction partial of in[0..n) (the identity when n == 0). */
 gs_acc gs_cpu_reduce(gs_type type, gs_op op, const void *in, int64_t n);
 

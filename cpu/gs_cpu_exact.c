@@ -2,22 +2,29 @@
  * gs_cpu_exact.c - the CPU backend's --exact kernels: exact sums and prefix
  * sums of f32 and f64 in gs_exact states (gs_exact.h).
  *
- * Both keep the hot part of the exact value in one 128-bit integer `a`
- * counted in units of 2^(32w + GS_EXACT_LSB_EXP) for a window digit w: an
- * element whose significand, shifted to its exponent, lies in the window
- * is one shift and one 128-bit add. Elements outside it, rare on data of
- * low dynamic range, take the slower exact paths of gs_exact.h.
+ * Both walk their range in blocks of 2^10 elements. A block whose elements
+ * fit fixed grids (data of low dynamic range: almost every block of the
+ * generator's or normal data) is summed, and its prefixes rounded, in
+ * plain fp64 vector arithmetic that is exact there (the block kernels
+ * below). Any other block goes element by element through a window:
+ *
+ * Both windows keep the hot part of the exact value in one 128-bit integer
+ * `a` counted in units of 2^(32w + GS_EXACT_LSB_EXP) for a window digit w:
+ * an element whose significand, shifted to its exponent, lies in the window
+ * is one shift and one 128-bit add. Elements outside it take the slower
+ * exact paths of gs_exact.h.
  *
  * Reductions (struct sum_window): a is a private partial sum, folded into
- * the carry-save state every GS_CPU_EXACT_FOLD elements; w follows the
- * largest elements seen (an element above the window folds a and moves w
- * up to it), elements below the window are added to the carry-save state.
+ * the carry-save state after every block; w follows the largest elements
+ * seen (an element above the window folds a and moves w up to it),
+ * elements below the window are added to the carry-save state.
  *
  * Scans: two passes, as the plain blocked scan. Each thread sums its block
  * exactly (as above), every thread merges the totals before its own onto
- * the carry, and each scans its block from there through a rounding window
- * (struct scan_window): the running value is V = (a + f) * 2^(32w) with f
- * the digits below digit w, which no window add touches (of f the rounding
+ * the carry, and each scans its block from there; the carry between blocks
+ * is a normalized gs_exact. The window of a block that takes it (struct
+ * scan_window): the running value is V = (a + f) * 2^(32w) with f the
+ * digits below digit w, which no window add touches (of f the rounding
  * needs only whether it is zero). Each prefix rounds from a and that sticky
  * flag: the top 63 bits of a, sticky in bit 0, converted by the hardware's
  * int64-to-float conversion (one IEEE round to nearest even) and scaled by
@@ -26,9 +33,14 @@
  * a after cancellation) falls back to the exact state: a is written back
  * into the digits, the element added with its carries or the prefix
  * rounded from the digits (gs_exact_round_window, gs_exact_round_bits),
- * and the window re-opened at the new top digit; it is also re-opened after
- * every batch of GS_CPU_EXACT_SCAN_BATCH elements, which bounds |a|.
+ * and the window re-opened at the new top digit.
  */
+#include <float.h>
+#include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "gs_cpu.h"
 
 /* a + sign * m * 2^sh for 0 <= sh <= 63, the shift in 64-bit halves and
@@ -41,13 +53,337 @@ static inline gs_i128 add_shifted(gs_i128 a, uint64_t m, int sh, int negative)
     return (gs_i128)(negative ? minus : plus);
 }
 
+/* ---- whole blocks by error-free extraction --------------------------------------- */
+
+/*
+ * The fast path of both kernels, for blocks of up to 2^M elements whose
+ * magnitudes are not too far apart (the generator's and normal data): each
+ * element becomes one or two doubles on fixed grids, whose sums in any
+ * order are exact in plain fp64 arithmetic.
+ *  - f64: x = q1 + q2 split exactly (Rump, Ogita and Oishi's ExtractScalar:
+ *    q = fl(fl(sigma + x) - sigma) for a power of two sigma, r = x - q
+ *    exactly). With every |x| <= 2^e and sigma1 = 2^(e + M), each q1 is a
+ *    multiple of 2^(e + M - 53) of magnitude at most 2^e, so every sum of up
+ *    to 2^M of them is a double; so are the sums of the remainders q2 on a
+ *    grid 2^(53 - M) finer, when nothing remains of x below it.
+ *  - f32: x itself, when every |x| lies in [2^(e - 29 + M), 2^e] or is 0:
+ *    its 24-bit significand then lies on the grid 2^(e + M - 53).
+ * A block with an element above 2^e, a remainder, an element too small, a
+ * NaN or an infinity is tried again with e from its own largest |x| (a
+ * block keeps the e of the one before, which saves a pass), and if it still
+ * does not fit it goes element by element (the windows below).
+ *
+ * A reduction adds the block's two exact sums to its window. A scan rounds
+ * each prefix V = C + P1 + P2 (C the exact carry, P1 and P2 the block's
+ * exact prefixes) from doubles: C = c1 + c2 + c3 + rho (each part the
+ * rounding of what the ones before leave, |rho| tiny), s = fl(c1 + P1), and
+ * a bound d on |V - s'|, s' = s (f32) or s + t with t = e + (c2 + P2) + c3
+ * and s + e = c1 + P1 exactly (f64, TwoSum). Rounding is monotonic, so when
+ * both s' - d and s' + d round to the same element, so does V; for f32,
+ * which rounds the double once more, d also covers an f64 ulp of V, so
+ * that no f32 rounding boundary can hide in the double rounding. The ends
+ * are compared bit for bit: an exact zero lies between -d and +d, whose
+ * f32 roundings -0 and +0 compare equal as numbers, and must be +0. Otherwise
+ * (about once in 2^26 (f32) or 2^48 (f64) random prefixes, and every exact
+ * tie) the block goes element by element.
+ *
+ * Vectors are GCC's (and clang's) vector extensions of 16 bytes: SSE2 on
+ * x86-64, NEON on aarch64. The compiler must not reassociate: no
+ * -ffast-math.
+ */
+#ifdef __FAST_MATH__
+#error "gs_cpu_exact.c needs IEEE arithmetic: build it without -ffast-math"
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 9
+#error "gs_cpu_exact.c needs GCC 9 or later (or clang): __builtin_convertvector"
+#endif
+
+/* The block kernels also for AVX2 (three-operand instructions: no register
+ * copies), picked at run time. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GS_CPU_EXACT_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GS_CPU_EXACT_CLONES
+#endif
+
+#define GS_CPU_EXACT_BLOCK_LOG 10
+#define GS_CPU_EXACT_BLOCK (1 << GS_CPU_EXACT_BLOCK_LOG)
+
+typedef double gs_v2d __attribute__((vector_size(16)));
+typedef int64_t gs_v2l __attribute__((vector_size(16)));
+typedef float gs_v4f __attribute__((vector_size(16)));
+typedef int32_t gs_v4i __attribute__((vector_size(16)));
+typedef float gs_v2f __attribute__((vector_size(8)));
+typedef int32_t gs_v2i __attribute__((vector_size(8)));
+
+#define GS_V2D_ABS(v) ((gs_v2d)((gs_v2l)(v) & INT64_MAX))
+#define GS_V2D_SPLAT(v, j) ((gs_v2d){(v)[j], (v)[j]})
+/* lanes 0, 1 -> 0, 0 + 1 (exact sums: the order is free) */
+#define GS_V2D_PREFIX(v) ((v) + (gs_v2d){0, (v)[0]})
+/* a mask (gs_v2l, gs_v4i) with a lane set */
+#define GS_MASK_ANY(m) (memcmp(&(m), &(__typeof__(m)){0}, sizeof(m)) != 0)
+
+/* f32 lanes 0, 1 and 2, 3 as doubles (GCC 12 makes scalar conversions of
+ * the generic form) */
+#ifdef __SSE2__
+#define GS_V4F_LO(f) ((gs_v2d)_mm_cvtps_pd((__m128)(f)))
+#define GS_V4F_HI(f) ((gs_v2d)_mm_cvtps_pd(_mm_movehl_ps((__m128)(f), (__m128)(f))))
+#else
+#define GS_V4F_HALF(f, j)                                                                    \
+    __extension__({                                                                          \
+        gs_v2f h_;                                                                           \
+        memcpy(&h_, (const float *)&(f) + 2 * (j), sizeof h_);                               \
+        __builtin_convertvector(h_, gs_v2d);                                                 \
+    })
+#define GS_V4F_LO(f) GS_V4F_HALF(f, 0)
+#define GS_V4F_HI(f) GS_V4F_HALF(f, 1)
+#endif
+/* two f32 pairs as one vector (older GCCs: through memory, slower) */
+#if defined(__clang__) || __GNUC__ >= 12
+#define GS_V4F_JOIN(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3)
+#else
+#define GS_V4F_JOIN(a, b)                                                                    \
+    __extension__({                                                                          \
+        gs_v4f j_;                                                                           \
+        const gs_v2f a_ = (a), b_ = (b);                                                     \
+        memcpy(&j_, &a_, sizeof a_);                                                         \
+        memcpy((float *)&j_ + 2, &b_, sizeof b_);                                            \
+        j_;                                                                                  \
+    })
+#endif
+
+/* The grids of blocks whose |x| are at most bound = 2^e: sigma[0] =
+ * 2^(e + M), sigma[1] = 2^(e + 2M - 53); f32 elements must also be 0 or at
+ * least low = 2^(e - 29 + M). */
+struct grids {
+    double bound, sigma[2];
+    float bound32, low32;
+};
+
+/* grids for a block whose largest |x| (NaNs left out) is amax; 0 where they
+ * would leave the normal range (an infinity, data near f64's extremes). */
+static int grids_for(double amax, int levels, struct grids *g)
+{
+    if (!(amax <= DBL_MAX)) return 0;
+    uint64_t bits;
+    memcpy(&bits, &amax, sizeof bits);
+    const int biased = (int)(bits >> 52);
+    const int e = (biased ? biased : 1) - 1022;   /* amax < 2^e */
+    const int k1 = e + GS_CPU_EXACT_BLOCK_LOG, k2 = k1 - 53 + GS_CPU_EXACT_BLOCK_LOG;
+    if (k1 > 1023 || (levels == 2 ? k2 : e) < -1000) return 0;
+    g->bound = ldexp(1, e);
+    g->sigma[0] = ldexp(1, k1);
+    g->sigma[1] = ldexp(1, k2 > -1000 ? k2 : -1000);
+    g->bound32 = e > 127 ? INFINITY : ldexpf(1, e);
+    g->low32 = ldexpf(1, e - 29 + GS_CPU_EXACT_BLOCK_LOG);   /* 0 below f32's range */
+    return 1;
+}
+
+/* The exact carry of a scan as doubles, C = c1 + c2 + c3 + rho, and
+ * rho_bound >= |rho|. */
+struct carry_parts {
+    double c1, c2, c3, rho_bound;
+};
+
+/* e += v exactly, e normalized before and after (v finite). */
+static void exact_add_f64_carried(gs_exact *e, double v)
+{
+    uint64_t m;
+    int bit, negative;
+    gs_exact_decode_f64(v, &m, &bit, &negative);
+    if (m) gs_exact_add_carried(e, m, bit, negative);
+}
+
+/* carry_parts of a normalized state; 0 when there are none (a special
+ * value, or |C| beyond f64's range). */
+static int carry_split(const gs_exact *carry, struct carry_parts *p)
+{
+    if (carry->special) return 0;
+    gs_exact rest = *carry;
+    double part[3];
+    int top = GS_EXACT_DIGITS - 1;
+    for (int j = 0; j < 3; j++) {
+        top = gs_exact_top_digit(&rest, top);
+        int negative;
+        const uint64_t bits = gs_exact_round_bits(&rest, top, 53, -1074, 2047, &negative)
+                            | (uint64_t)negative << 63;
+        memcpy(&part[j], &bits, sizeof bits);
+        if (!(fabs(part[j]) <= DBL_MAX)) return 0;
+        if (j < 2) exact_add_f64_carried(&rest, -part[j]);
+    }
+    p->c1 = part[0];
+    p->c2 = part[1];
+    p->c3 = part[2];
+    p->rho_bound = fabs(part[2]) * 0x1p-52 + 0x1p-1074;
+    return 1;
+}
+
+/* SPLIT4_T(x, g, qa1, qa2, qb1, qb2, bad): x[0..3] on g's grids, x[0..1]
+ * as qa1 + qa2 and x[2..3] as qb1 + qb2; `bad` (a mask: gs_v4i for f32,
+ * gs_v2l for f64) non-zero where an element does not fit. NaNs and infinities of f32 pass it, and the sums, no longer
+ * finite, tell. */
+#define GS_CPU_SPLIT2_f64(v, g, q1, q2, bad)                                                 \
+    do {                                                                                     \
+        (bad) |= GS_V2D_ABS(v) > (g)->bound;                                                 \
+        q1 = ((v) + (g)->sigma[0]) - (g)->sigma[0];                                          \
+        const gs_v2d r_ = (v) - q1;                                                          \
+        q2 = (r_ + (g)->sigma[1]) - (g)->sigma[1];                                           \
+        (bad) |= (r_ - q2) != 0; /* a remainder */                                           \
+    } while (0)
+#define GS_CPU_SPLIT4_f64(x, g, qa1, qa2, qb1, qb2, bad)                                     \
+    do {                                                                                     \
+        gs_v2d va_, vb_;                                                                     \
+        memcpy(&va_, x, sizeof va_);                                                         \
+        memcpy(&vb_, (x) + 2, sizeof vb_);                                                   \
+        GS_CPU_SPLIT2_f64(va_, g, qa1, qa2, bad);                                            \
+        GS_CPU_SPLIT2_f64(vb_, g, qb1, qb2, bad);                                            \
+    } while (0)
+#define GS_CPU_SPLIT4_f32(x, g, qa1, qa2, qb1, qb2, bad)                                     \
+    do {                                                                                     \
+        gs_v4f f_;                                                                           \
+        memcpy(&f_, x, sizeof f_);                                                           \
+        const gs_v4f a_ = (gs_v4f)((gs_v4i)f_ & INT32_MAX);                                  \
+        (bad) |= (a_ > (g)->bound32) | ((a_ < (g)->low32) & (a_ != 0));                      \
+        qa1 = GS_V4F_LO(f_);                                                                 \
+        qb1 = GS_V4F_HI(f_);                                                                 \
+        qa2 = qb2 = (gs_v2d){0, 0};                                                          \
+    } while (0)
+
+/* ROUND4_T(pa1, pa2, pb1, pb2, c, d0, bad, out): out[0..3] = C + pa1 + pa2,
+ * C + pb1 + pb2 rounded to T, with `bad` non-zero where it may not be (d0:
+ * the part of the bound d that does not depend on the lane). */
+#define GS_CPU_ROUND4_f32(pa1, pa2, pb1, pb2, c, d0, bad, out)                               \
+    do {                                                                                     \
+        const gs_v2d sa_ = (c)->c1 + (pa1), sb_ = (c)->c1 + (pb1);                           \
+        const gs_v2d da_ = GS_V2D_ABS(sa_) * 0x1p-50 + (d0), db_ = GS_V2D_ABS(sb_) * 0x1p-50 + (d0); \
+        const gs_v4f lo_ = GS_V4F_JOIN(__builtin_convertvector(sa_ - da_, gs_v2f),           \
+                                       __builtin_convertvector(sb_ - db_, gs_v2f));          \
+        const gs_v4f hi_ = GS_V4F_JOIN(__builtin_convertvector(sa_ + da_, gs_v2f),           \
+                                       __builtin_convertvector(sb_ + db_, gs_v2f));          \
+        (bad) |= (gs_v4i)lo_ != (gs_v4i)hi_; /* bits: -0 and +0 differ */                    \
+        memcpy(out, &lo_, sizeof lo_);                                                       \
+    } while (0)
+#define GS_CPU_ROUND2_f64(p1, p2, c, d0, bad, out)                                           \
+    do {                                                                                     \
+        const gs_v2d s_ = (c)->c1 + (p1), b_ = s_ - (c)->c1;                                 \
+        const gs_v2d e_ = ((c)->c1 - (s_ - b_)) + ((p1) - b_);                               \
+        const gs_v2d t_ = (e_ + ((p2) + (c)->c2)) + (c)->c3;                                 \
+        const gs_v2d d_ = GS_V2D_ABS(s_) * 0x1p-100 + (d0);                                  \
+        const gs_v2d lo_ = s_ + (t_ - d_);                                                   \
+        (bad) |= (gs_v2l)lo_ != (gs_v2l)(s_ + (t_ + d_)); /* bits: -0 and +0 differ */      \
+        memcpy(out, &lo_, sizeof lo_);                                                       \
+    } while (0)
+#define GS_CPU_ROUND4_f64(pa1, pa2, pb1, pb2, c, d0, bad, out)                               \
+    do {                                                                                     \
+        GS_CPU_ROUND2_f64(pa1, pa2, c, d0, bad, out);                                        \
+        GS_CPU_ROUND2_f64(pb1, pb2, c, d0, bad, (out) + 2);                                  \
+    } while (0)
+
+/*
+ * For T = f32, f64, on blocks of n elements, n a multiple of 8 up to 2^M
+ * (pad_block pads a shorter one with zeros):
+ *   amax_T(x, n): the largest |x[i]|, NaNs left out;
+ *   sum_block_T(x, n, g, total): x[0..n) exactly as total[0] + total[1], or
+ *     0 when the block does not fit g;
+ *   scan_block_T(x, y, n, g, c, inclusive, total): the rounded prefixes of
+ *     x[0..n) from the carry into y and the block's exact sum, or 0 when the
+ *     block does not fit or a prefix cannot be rounded so (y then holds
+ *     what it holds).
+ */
+#define GS_CPU_EXACT_BLOCKS(T, ctype, mask_t)                                                \
+    static double amax_##T(const ctype *x, int n)                                            \
+    {                                                                                        \
+        double m = 0;                                                                        \
+        for (int i = 0; i < n; i++) {                                                        \
+            const double a = fabs((double)x[i]);                                             \
+            m = a > m ? a : m;                                                               \
+        }                                                                                    \
+        return m;                                                                            \
+    }                                                                                        \
+                                                                                             \
+    GS_CPU_EXACT_CLONES static int sum_block_##T(const ctype *x, int n, const struct grids *g, \
+                                                 double total[2])                            \
+    {                                                                                        \
+        gs_v2d s1a = {0, 0}, s1b = s1a, s1c = s1a, s1d = s1a;                                \
+        gs_v2d s2a = s1a, s2b = s1a;                                                         \
+        mask_t bad = {0};                                                                    \
+        for (int i = 0; i < n; i += 8) {                                                     \
+            gs_v2d qa1, qa2, qb1, qb2, qc1, qc2, qd1, qd2;                                   \
+            GS_CPU_SPLIT4_##T(x + i, g, qa1, qa2, qb1, qb2, bad);                            \
+            s1a += qa1;                                                                      \
+            s1b += qb1;                                                                      \
+            s2a += qa2;                                                                      \
+            s2b += qb2;                                                                      \
+            GS_CPU_SPLIT4_##T(x + i + 4, g, qc1, qc2, qd1, qd2, bad);                        \
+            s1c += qc1;                                                                      \
+            s1d += qd1;                                                                      \
+            s2a += qc2;                                                                      \
+            s2b += qd2;                                                                      \
+        }                                                                                    \
+        const gs_v2d t1 = (s1a + s1b) + (s1c + s1d), t2 = s2a + s2b;                      \
+        total[0] = t1[0] + t1[1];                                                            \
+        total[1] = t2[0] + t2[1];                                                            \
+        return !GS_MASK_ANY(bad) && fabs(total[0]) <= DBL_MAX && fabs(total[1]) <= DBL_MAX;    \
+    }                                                                                        \
+                                                                                             \
+    static inline __attribute__((always_inline)) int scan_block_##T(                         \
+        const ctype *x, ctype *y, int n, const struct grids *g, const struct carry_parts *c,  \
+        const int inclusive, double total[2])                                                \
+    {                                                                                        \
+        /* d0: the errors of t's additions (|P2| <= sigma[1]) and rho, doubled */            \
+        const double d0 = 0x1p-50 * (3 * (g->sigma[1] + fabs(c->c2)) + fabs(c->c3))          \
+                        + 2 * c->rho_bound + 0x1p-1070;                                      \
+        gs_v2d run1 = {0, 0}, run2 = {0, 0};                                                 \
+        mask_t bad = {0};                                                                    \
+        for (int i = 0; i < n; i += 4) {                                                     \
+            gs_v2d qa1, qa2, qb1, qb2;                                                       \
+            GS_CPU_SPLIT4_##T(x + i, g, qa1, qa2, qb1, qb2, bad);                            \
+            /* the prefixes of a and b from run, and run past both */                        \
+            const gs_v2d sa1 = GS_V2D_PREFIX(qa1), sb1 = GS_V2D_PREFIX(qb1);                 \
+            const gs_v2d sa2 = GS_V2D_PREFIX(qa2), sb2 = GS_V2D_PREFIX(qb2);                 \
+            gs_v2d pa1 = sa1 + run1, pb1 = sb1 + (run1 + GS_V2D_SPLAT(sa1, 1));              \
+            gs_v2d pa2 = sa2 + run2, pb2 = sb2 + (run2 + GS_V2D_SPLAT(sa2, 1));              \
+            run1 += GS_V2D_SPLAT(sa1, 1) + GS_V2D_SPLAT(sb1, 1);                             \
+            run2 += GS_V2D_SPLAT(sa2, 1) + GS_V2D_SPLAT(sb2, 1);                             \
+            if (!inclusive) {                                                                \
+                pa1 -= qa1;                                                                  \
+                pb1 -= qb1;                                                                  \
+                pa2 -= qa2;                                                                  \
+                pb2 -= qb2;                                                                  \
+            }                                                                                \
+            GS_CPU_ROUND4_##T(pa1, pa2, pb1, pb2, c, d0, bad, y + i);                        \
+        }                                                                                    \
+        total[0] = run1[0];                                                                  \
+        total[1] = run2[0];                                                                  \
+        return !GS_MASK_ANY(bad) && fabs(total[0]) <= DBL_MAX && fabs(total[1]) <= DBL_MAX;    \
+    }
+
+GS_CPU_EXACT_BLOCKS(f32, float, gs_v4i)
+GS_CPU_EXACT_BLOCKS(f64, double, gs_v2l)
+
+/* A block of n elements as a multiple of 8: x itself, or x copied to pad
+ * and zeros after it (the last block of a range); *rounded the count. */
+static const void *pad_block(const void *x, int n, size_t size, void *pad, int *rounded)
+{
+    *rounded = (n + 7) & ~7;
+    if (*rounded == n) return x;
+    memcpy(pad, x, (size_t)n * size);
+    memset((char *)pad + (size_t)n * size, 0, (size_t)(*rounded - n) * size);
+    return pad;
+}
+
+/* GS_CPU_EXACT_TRY(T, levels, g, have, x, n, try): `try` (a call of a block
+ * kernel on *g, non-zero when the block fit) on the grids kept from the
+ * block before, then on the block's own; 0 when neither fits. */
+#define GS_CPU_EXACT_TRY(T, levels, g, have, x, n, try)                                      \
+    (((have) && (try)) || (((have) = grids_for(amax_##T(x, n), levels, g)) && (try)))
+
 /* ---- reductions ------------------------------------------------------------------- */
 
 /* Sum windows take elements whose significand's bit 0 lies 0..63 bits above
  * the window's bottom: each adds less than 2^(53 + 63) = 2^116 to a, and a
- * is folded every 2^10 elements, so |a| < 2^126. */
+ * is folded after every block of 2^10 elements, so |a| < 2^126. */
 #define GS_CPU_EXACT_SUM_SHIFT 63u
-#define GS_CPU_EXACT_FOLD 1024
 
 /* A thread's partial sum: acc (carry-save) + a * 2^(32w). */
 struct sum_window {
@@ -84,9 +420,28 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
     }
 }
 
+/* One element through a sum window: the shifted add, or the miss (the
+ * window's fields in locals a and wbit, as in sum_exact_T). */
+#define GS_CPU_EXACT_SUM_ADD(decode, value)                                                  \
+    do {                                                                                     \
+        uint64_t m;                                                                          \
+        int bit, negative;                                                                   \
+        special |= decode(value, &m, &bit, &negative);                                       \
+        const int sh = bit - wbit;                                                           \
+        if ((unsigned)sh <= GS_CPU_EXACT_SUM_SHIFT) {                                        \
+            a = add_shifted(a, m, sh, negative);                                             \
+        } else if (m) {                                                                      \
+            s.a = a;                                                                         \
+            sum_miss(&s, acc, m, bit, negative);                                             \
+            a = s.a;                                                                         \
+            wbit = 32 * s.w;                                                                 \
+        }                                                                                    \
+    } while (0)
+
 /* sum_exact_T(in, lo, hi, acc): *acc (normalized or not) += in[lo..hi)
- * exactly. */
-#define GS_CPU_EXACT_SUM(T, ctype)                                                           \
+ * exactly: whole blocks by extraction (sum_block_T) where they split, the
+ * rest element by element. */
+#define GS_CPU_EXACT_SUM(T, ctype, levels)                                                         \
     static void sum_exact_##T(const void *in, int64_t lo, int64_t hi, gs_exact *acc)         \
     {                                                                                        \
         const ctype *x = in;                                                                 \
@@ -94,21 +449,19 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
         gs_i128 a = 0; /* s.a, in a local but around sum_miss */                             \
         int wbit = 0;                                                                        \
         uint32_t special = 0;                                                                \
-        for (int64_t b = lo; b < hi; b += GS_CPU_EXACT_FOLD) {                               \
-            const int64_t end = hi - b < GS_CPU_EXACT_FOLD ? hi : b + GS_CPU_EXACT_FOLD;     \
-            for (int64_t i = b; i < end; i++) {                                              \
-                uint64_t m;                                                                  \
-                int bit, negative;                                                           \
-                special |= gs_exact_decode_##T(x[i], &m, &bit, &negative);                   \
-                const int sh = bit - wbit;                                                   \
-                if ((unsigned)sh <= GS_CPU_EXACT_SUM_SHIFT) {                                \
-                    a = add_shifted(a, m, sh, negative);                                     \
-                } else if (m) {                                                              \
-                    s.a = a;                                                                 \
-                    sum_miss(&s, acc, m, bit, negative);                                     \
-                    a = s.a;                                                                 \
-                    wbit = 32 * s.w;                                                         \
-                }                                                                            \
+        struct grids g;                                                                      \
+        int have = 0;                                                                        \
+        ctype pad[GS_CPU_EXACT_BLOCK];                                                       \
+        for (int64_t b = lo; b < hi; b += GS_CPU_EXACT_BLOCK) {                              \
+            const int64_t end = hi - b < GS_CPU_EXACT_BLOCK ? hi : b + GS_CPU_EXACT_BLOCK;   \
+            int n;                                                                           \
+            const ctype *xb = pad_block(x + b, (int)(end - b), sizeof *x, pad, &n);          \
+            double total[2];                                                                 \
+            if (GS_CPU_EXACT_TRY(T, levels, &g, have, xb, n, sum_block_##T(xb, n, &g, total))) { \
+                GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[0]);                         \
+                GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[1]);                         \
+            } else {                                                                         \
+                for (int64_t i = b; i < end; i++) GS_CPU_EXACT_SUM_ADD(gs_exact_decode_##T, x[i]); \
             }                                                                                \
             s.a = a;                                                                         \
             sum_fold(&s, acc);                                                               \
@@ -117,19 +470,17 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
         acc->special |= special;                                                             \
     }
 
-GS_CPU_EXACT_SUM(f32, float)
-GS_CPU_EXACT_SUM(f64, double)
+GS_CPU_EXACT_SUM(f32, float, 1)
+GS_CPU_EXACT_SUM(f64, double, 2)
 
 /* ---- scans ------------------------------------------------------------------------ */
 
 /* An element goes into a scan window when its significand's bit 0 lies
  * 0..47 bits above the window's bottom: it then adds less than
- * 2^(53 + 47) = 2^100 to a. */
+ * 2^(53 + 47) = 2^100 to a, which opens below 2^96 in magnitude; a window
+ * lives for one block of 2^10 elements, so |a| < 2^96 + 2^10 * 2^100 <
+ * 2^111 and never overflows. */
 #define GS_CPU_EXACT_SCAN_SHIFT 47u
-/* Elements between two re-openings of the window: a opens below 2^96 in
- * magnitude and grows by less than 2^100 per element, so |a| < 2^96 +
- * 2^20 * 2^100 < 2^121 and never overflows. */
-#define GS_CPU_EXACT_SCAN_BATCH ((int64_t)1 << 20)
 
 /* V = (a + f) * 2^(32w + GS_EXACT_LSB_EXP), f in [0, 1) the value of
  * e's digits below w (normalized, untouched while the window is open),
@@ -183,13 +534,6 @@ static void scan_add_exact(struct scan_window *win, uint64_t m, int bit, int neg
     scan_open_here(win);
 }
 
-/* Re-opens the window on V (after a batch: the bound on |a| starts anew). */
-static void scan_reopen(struct scan_window *win)
-{
-    scan_flush(win);
-    scan_open_here(win);
-}
-
 static void scan_close(struct scan_window *win, gs_exact *carry)
 {
     scan_flush(win);
@@ -237,8 +581,9 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
  * round_fast_T returns 0 where the fast path does not apply.
  *
  * scan_exact_T(in, out, lo, hi, carry, inclusive): the scan of in[lo..hi)
- * from the exact *carry, which it leaves normalized after hi. */
-#define GS_CPU_EXACT_SCAN(T, ctype, utype, prec, qmin, max_biased, E_MIN, E_MAX)             \
+ * from the exact *carry, which it leaves normalized after hi: each block by
+ * scan_block_T where it fits (levels: its grids), else through a window. */
+#define GS_CPU_EXACT_SCAN(T, ctype, utype, prec, qmin, max_biased, E_MIN, E_MAX, levels)     \
     static ctype round_slow_##T(struct scan_window *win)                                     \
     {                                                                                        \
         if (win->e.special) /* NaN or an infinity: the digits do not matter */               \
@@ -269,7 +614,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
         return 1;                                                                            \
     }                                                                                        \
                                                                                              \
-    /* in[lo..hi) (at most a batch) through the window; `inclusive` is a                     \
+    /* in[lo..hi) (at most a block) through the window; `inclusive` is a                     \
      * constant where it is inlined. */                                                      \
     static inline __attribute__((always_inline)) void scan_batch_##T(                        \
         struct scan_window *win, const ctype *x, ctype *y, int64_t lo, int64_t hi,           \
@@ -299,24 +644,42 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
         win->e.special = special;                                                            \
     }                                                                                        \
                                                                                              \
-    static void scan_exact_##T(const void *in, void *out, int64_t lo, int64_t hi,            \
-                               gs_exact *carry, int inclusive)                               \
+    GS_CPU_EXACT_CLONES static void scan_exact_##T(const void *in, void *out, int64_t lo,   \
+                                                   int64_t hi, gs_exact *carry, int inclusive) \
     {                                                                                        \
-        struct scan_window win;                                                              \
-        scan_open(&win, carry);                                                              \
-        for (int64_t b = lo; b < hi; b += GS_CPU_EXACT_SCAN_BATCH) {                         \
-            int64_t end = hi;                                                                \
-            if (hi - b > GS_CPU_EXACT_SCAN_BATCH) end = b + GS_CPU_EXACT_SCAN_BATCH;         \
-            if (b > lo) scan_reopen(&win);                                                   \
-            if (inclusive) scan_batch_##T(&win, in, out, b, end, 1);                         \
-            else scan_batch_##T(&win, in, out, b, end, 0);                                   \
+        const ctype *x = in;                                                                 \
+        ctype *y = out;                                                                      \
+        ctype buf[GS_CPU_EXACT_BLOCK]; /* a block's outputs until all are taken */           \
+        ctype pad[GS_CPU_EXACT_BLOCK];                                                       \
+        struct grids g;                                                                      \
+        int have = 0;                                                                        \
+        gs_exact_normalize(carry);                                                           \
+        for (int64_t b = lo; b < hi; b += GS_CPU_EXACT_BLOCK) {                              \
+            const int n = hi - b < GS_CPU_EXACT_BLOCK ? (int)(hi - b) : GS_CPU_EXACT_BLOCK;  \
+            int np;                                                                          \
+            const ctype *xb = pad_block(x + b, n, sizeof *x, pad, &np);                      \
+            struct carry_parts parts;                                                        \
+            double total[2];                                                                 \
+            if (carry_split(carry, &parts)                                                   \
+                && GS_CPU_EXACT_TRY(T, levels, &g, have, xb, np,                             \
+                                    inclusive ? scan_block_##T(xb, buf, np, &g, &parts, 1, total) \
+                                              : scan_block_##T(xb, buf, np, &g, &parts, 0, total))) { \
+                memcpy(y + b, buf, (size_t)n * sizeof *buf);                                 \
+                exact_add_f64_carried(carry, total[0]);                                      \
+                exact_add_f64_carried(carry, total[1]);                                      \
+                continue;                                                                    \
+            }                                                                                \
+            struct scan_window win;                                                          \
+            scan_open(&win, carry);                                                          \
+            if (inclusive) scan_batch_##T(&win, x, y, b, b + n, 1);                          \
+            else scan_batch_##T(&win, x, y, b, b + n, 0);                                    \
+            scan_close(&win, carry);                                                         \
         }                                                                                    \
-        scan_close(&win, carry);                                                             \
     }
 
 /* E bounds: f32 normal exponents -126..127, f64 -1022..1023 */
-GS_CPU_EXACT_SCAN(f32, float, uint32_t, 24, -149, 255, -126 - 62, 127 - 63)
-GS_CPU_EXACT_SCAN(f64, double, uint64_t, 53, -1074, 2047, -1022 - 62, 1023 - 63)
+GS_CPU_EXACT_SCAN(f32, float, uint32_t, 24, -149, 255, -126 - 62, 127 - 63, 1)
+GS_CPU_EXACT_SCAN(f64, double, uint64_t, 53, -1074, 2047, -1022 - 62, 1023 - 63, 2)
 
 typedef void (*sum_exact_fn)(const void *in, int64_t lo, int64_t hi, gs_exact *acc);
 typedef void (*scan_exact_fn)(const void *in, void *out, int64_t lo, int64_t hi, gs_exact *carry,

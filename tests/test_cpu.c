@@ -1234,6 +1234,114 @@ static void test_exact_scan_window(void)
     free(yf);
 }
 
+/* gs_cpu_scan_exact and gs_cpu_reduce_exact of x[0..n) (f32 or f64) from
+ * the exact carry *carry_in, out of place and in place, against
+ * element-by-element gs_exact adds and the full rounding: every output, the
+ * carry left and the sum. Returns the outputs that differ. */
+static int64_t check_exact_kernels(gs_type type, gs_scan_kind kind, const void *x, int64_t n,
+                                   const gs_exact *carry_in)
+{
+    const size_t size = type == GS_F32 ? sizeof(float) : sizeof(double);
+    unsigned char *y = malloc((size_t)n * size + 1), *inplace = malloc((size_t)n * size + 1);
+    CU_ASSERT_FATAL(y && inplace);
+    memset(y, 0xff, (size_t)n * size);   /* poison: NaNs */
+    memcpy(inplace, x, (size_t)n * size);
+    gs_exact carry = *carry_in, carry2 = *carry_in, sum = *carry_in, ref = *carry_in;
+    gs_cpu_scan_exact(type, kind, x, y, n, &carry);
+    gs_cpu_scan_exact(type, kind, inplace, inplace, n, &carry2);
+    gs_cpu_reduce_exact(type, x, n, &sum);
+    int64_t wrong = memcmp(y, inplace, (size_t)n * size) != 0;
+    for (int64_t i = 0; i < n; i++) {
+        for (int step = 0; step < 2; step++) {
+            if (step == (kind == GS_INCLUSIVE)) {   /* the output: before (exclusive) or after the add */
+                if (type == GS_F32) {
+                    const float want = gs_exact_round_f32(&ref);
+                    wrong += memcmp(y + (size_t)i * size, &want, size) != 0;
+                } else {
+                    const double want = gs_exact_round_f64(&ref);
+                    wrong += memcmp(y + (size_t)i * size, &want, size) != 0;
+                }
+            } else if (type == GS_F32) {
+                gs_exact_add_f32(&ref, ((const float *)x)[i]);
+            } else {
+                gs_exact_add_f64(&ref, ((const double *)x)[i]);
+            }
+        }
+    }
+    const double want = gs_exact_round_f64(&ref);
+    wrong += !same_bits(gs_exact_round_f64(&carry), want) + !same_bits(gs_exact_round_f64(&carry2), want)
+           + !same_bits(gs_exact_round_f64(&sum), want);
+    free(y);
+    free(inplace);
+    return wrong;
+}
+
+/* The kernels' fast path (whole blocks on fixed grids, prefixes rounded from
+ * doubles when a bound decides) against element by element, on data that
+ * takes it and data that makes it decline: low-range blocks of every size
+ * around the block length and its vector steps; prefixes on coarse grids,
+ * so that many of them land on or next to a rounding boundary of the
+ * element type, from carries with sticky bits far below (ties to break);
+ * blocks whose magnitudes jump by up to 2^40 from one to the next, with
+ * zeros, -0 and elements too small for the block's grid; cancellation to
+ * zero and across it; subnormals summing to exact zeros (+0, never -0); a
+ * NaN or an infinity in one block. */
+static void test_exact_blocks(void)
+{
+    srand(17);
+    const int64_t nmax = 5 * 1024 + 13;
+    double *x = malloc((size_t)nmax * sizeof *x);
+    float *xf = malloc((size_t)nmax * sizeof *xf);
+    CU_ASSERT_FATAL(x && xf);
+    static const int64_t sizes[] = {0, 1, 3, 7, 8, 9, 1023, 1024, 1025, 2048 + 4, 3 * 1024 + 7, 5 * 1024 + 13};
+    static const double carries[][2] = {{0, 0}, {0.5, 0x1p-80}, {0.5, -0x1p-80}, {-1e6, 0x1p-200}, {3.0, 0x1p-60}};
+    for (int shape = 0; shape < 7; shape++) {
+        for (int64_t i = 0; i < nmax; i++) {
+            const double u = (double)rand() / RAND_MAX, k = (double)(rand() % (1 << 21) - (1 << 20));
+            const int block = (int)(i / 1024);
+            switch (shape) {
+            case 0: x[i] = u; xf[i] = (float)u; break;                                   /* low range */
+            case 1: x[i] = k * 0x1p-55 + 0x1p-30 * (rand() % 3); xf[i] = (float)(k * 0x1p-26); break; /* coarse grids */
+            case 2: /* magnitudes jumping per block, zeros, -0, stray tiny ones */
+                x[i] = ldexp(u - 0.3, (block * 37) % 80 - 40);
+                if (rand() % 50 == 0) x[i] = rand() % 2 ? 0.0 : -0.0;
+                if (rand() % 900 == 0) x[i] = ldexp(u, -70);
+                xf[i] = (float)x[i];
+                break;
+            case 3: x[i] = i % 2 ? -x[i - 1] : k; xf[i] = (float)x[i]; break;            /* cancellation to 0 */
+            case 4: x[i] = k * 0x1p-52 - (i % 997 == 0 ? 1e3 : 0); xf[i] = (float)(k * 0x1p-23); break; /* across 0 */
+            case 5: /* near the least subnormals, cancelling to exact zeros */
+                x[i] = i % 3 == 2 ? -(x[i - 1] + x[i - 2]) : k * 0x1p-1074;
+                xf[i] = i % 3 == 2 ? -(xf[i - 1] + xf[i - 2]) : (float)(k * 0x1p-149);
+                break;
+            default: x[i] = u; xf[i] = (float)u;                                         /* a special */
+                if (i == 1500) x[i] = xf[i] = NAN;
+                if (i == 3000) x[i] = xf[i] = INFINITY;
+            }
+        }
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+            for (size_t c = 0; c < sizeof carries / sizeof carries[0]; c++) {
+                gs_exact carry;
+                gs_exact_clear(&carry);
+                gs_exact_add_f64(&carry, carries[c][0]);
+                gs_exact_add_f64(&carry, carries[c][1]);
+                for (int kind = 0; kind < 2; kind++) {
+                    const gs_scan_kind k = kind ? GS_EXCLUSIVE : GS_INCLUSIVE;
+                    const int64_t wrong = check_exact_kernels(GS_F64, k, x, sizes[s], &carry)
+                                        + check_exact_kernels(GS_F32, k, xf, sizes[s], &carry);
+                    if (wrong) {
+                        CU_FAIL("exact kernels (blocks) vs element by element");
+                        printf("shape %d n=%lld carry %a%+a kind %d: %lld wrong\n", shape, (long long)sizes[s],
+                               carries[c][0], carries[c][1], kind, (long long)wrong);
+                    }
+                }
+            }
+        }
+    }
+    free(x);
+    free(xf);
+}
+
 static int register_suites(void)
 {
     if (gs_test_rank() == 0) printf("gs_cpu_threads() = %d by default\n", gs_cpu_threads());
@@ -1268,6 +1376,7 @@ static int register_suites(void)
         {"exact past the normalization threshold", test_exact_many_adds},
         {"exact CPU kernels vs element by element", test_exact_cpu_kernels},
         {"exact CPU scan window and its fallbacks", test_exact_scan_window},
+        {"exact CPU blocks and their fallbacks", test_exact_blocks},
     };
     return add_suite("cpu: exact sums (gs_exact.h)", exact_tests, (int)(sizeof exact_tests / sizeof exact_tests[0])) ||
            add_suite("cpu: random data vs reference", random_tests,
