@@ -138,14 +138,16 @@ typedef int32_t gs_v2i __attribute__((vector_size(8)));
 #define GS_V4F_LO(f) GS_V4F_HALF(f, 0)
 #define GS_V4F_HI(f) GS_V4F_HALF(f, 1)
 #endif
-/* two f32 pairs as one vector (older GCCs: through memory, slower) */
+/* two pairs of doubles rounded to one vector of f32 (older GCCs: through
+ * memory, slower) */
+typedef double gs_v4d __attribute__((vector_size(32)));
 #if defined(__clang__) || __GNUC__ >= 12
-#define GS_V4F_JOIN(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3)
+#define GS_V2D_PAIR_TO_V4F(a, b) __builtin_convertvector(__builtin_shufflevector(a, b, 0, 1, 2, 3), gs_v4f)
 #else
-#define GS_V4F_JOIN(a, b)                                                                    \
+#define GS_V2D_PAIR_TO_V4F(a, b)                                                             \
     __extension__({                                                                          \
         gs_v4f j_;                                                                           \
-        const gs_v2f a_ = (a), b_ = (b);                                                     \
+        const gs_v2f a_ = __builtin_convertvector(a, gs_v2f), b_ = __builtin_convertvector(b, gs_v2f); \
         memcpy(&j_, &a_, sizeof a_);                                                         \
         memcpy((float *)&j_ + 2, &b_, sizeof b_);                                            \
         j_;                                                                                  \
@@ -218,6 +220,19 @@ static int carry_split(const gs_exact *carry, struct carry_parts *p)
     return 1;
 }
 
+/* The bound d of a scan block's prefixes, twice what the errors need:
+ * |s| <= |c1| + |P1| <= |c1| + sigma1, |e| <= 2^-53 |s|; f64: the errors of
+ * t's three additions, with |P2| <= sigma2, and rho; f32: |V - s| (the
+ * rounding of s, c2, c3, rho) and half an f64 ulp of V; both: the absolute
+ * error of an addition near the subnormals. */
+static double block_bound(const struct grids *g, const struct carry_parts *c, int f32)
+{
+    const double s_max = fabs(c->c1) + g->sigma[0];
+    const double d = f32 ? 0x1p-52 * s_max + fabs(c->c2) + fabs(c->c3) + c->rho_bound
+                         : 0x1p-102 * s_max + 0x1p-52 * (3 * (g->sigma[1] + fabs(c->c2)) + fabs(c->c3)) + c->rho_bound;
+    return 2 * d + 0x1p-1070;
+}
+
 /* SPLIT4_T(x, g, qa1, qa2, qb1, qb2, bad): x[0..3] on g's grids, x[0..1]
  * as qa1 + qa2 and x[2..3] as qb1 + qb2; `bad` (a mask: gs_v4i for f32,
  * gs_v2l for f64) non-zero where an element does not fit. NaNs and infinities of f32 pass it, and the sums, no longer
@@ -249,34 +264,30 @@ static int carry_split(const gs_exact *carry, struct carry_parts *p)
         qa2 = qb2 = (gs_v2d){0, 0};                                                          \
     } while (0)
 
-/* ROUND4_T(pa1, pa2, pb1, pb2, c, d0, bad, out): out[0..3] = C + pa1 + pa2,
- * C + pb1 + pb2 rounded to T, with `bad` non-zero where it may not be (d0:
- * the part of the bound d that does not depend on the lane). */
-#define GS_CPU_ROUND4_f32(pa1, pa2, pb1, pb2, c, d0, bad, out)                               \
+/* ROUND4_T(pa1, pa2, pb1, pb2, c, d, bad, out): out[0..3] = C + pa1 + pa2,
+ * C + pb1 + pb2 rounded to T, with `bad` non-zero where it may not be (d:
+ * the block's bound, block_bound). */
+#define GS_CPU_ROUND4_f32(pa1, pa2, pb1, pb2, c, d, bad, out)                                \
     do {                                                                                     \
         const gs_v2d sa_ = (c)->c1 + (pa1), sb_ = (c)->c1 + (pb1);                           \
-        const gs_v2d da_ = GS_V2D_ABS(sa_) * 0x1p-50 + (d0), db_ = GS_V2D_ABS(sb_) * 0x1p-50 + (d0); \
-        const gs_v4f lo_ = GS_V4F_JOIN(__builtin_convertvector(sa_ - da_, gs_v2f),           \
-                                       __builtin_convertvector(sb_ - db_, gs_v2f));          \
-        const gs_v4f hi_ = GS_V4F_JOIN(__builtin_convertvector(sa_ + da_, gs_v2f),           \
-                                       __builtin_convertvector(sb_ + db_, gs_v2f));          \
+        const gs_v4f lo_ = GS_V2D_PAIR_TO_V4F(sa_ - (d), sb_ - (d));                         \
+        const gs_v4f hi_ = GS_V2D_PAIR_TO_V4F(sa_ + (d), sb_ + (d));                         \
         (bad) |= (gs_v4i)lo_ != (gs_v4i)hi_; /* bits: -0 and +0 differ */                    \
         memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
-#define GS_CPU_ROUND2_f64(p1, p2, c, d0, bad, out)                                           \
+#define GS_CPU_ROUND2_f64(p1, p2, c, d, bad, out)                                            \
     do {                                                                                     \
         const gs_v2d s_ = (c)->c1 + (p1), b_ = s_ - (c)->c1;                                 \
         const gs_v2d e_ = ((c)->c1 - (s_ - b_)) + ((p1) - b_);                               \
         const gs_v2d t_ = (e_ + ((p2) + (c)->c2)) + (c)->c3;                                 \
-        const gs_v2d d_ = GS_V2D_ABS(s_) * 0x1p-100 + (d0);                                  \
-        const gs_v2d lo_ = s_ + (t_ - d_);                                                   \
-        (bad) |= (gs_v2l)lo_ != (gs_v2l)(s_ + (t_ + d_)); /* bits: -0 and +0 differ */      \
+        const gs_v2d lo_ = s_ + (t_ - (d));                                                  \
+        (bad) |= (gs_v2l)lo_ != (gs_v2l)(s_ + (t_ + (d))); /* bits: -0 and +0 differ */     \
         memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
-#define GS_CPU_ROUND4_f64(pa1, pa2, pb1, pb2, c, d0, bad, out)                               \
+#define GS_CPU_ROUND4_f64(pa1, pa2, pb1, pb2, c, d, bad, out)                                \
     do {                                                                                     \
-        GS_CPU_ROUND2_f64(pa1, pa2, c, d0, bad, out);                                        \
-        GS_CPU_ROUND2_f64(pb1, pb2, c, d0, bad, (out) + 2);                                  \
+        GS_CPU_ROUND2_f64(pa1, pa2, c, d, bad, out);                                         \
+        GS_CPU_ROUND2_f64(pb1, pb2, c, d, bad, (out) + 2);                                   \
     } while (0)
 
 /*
@@ -330,9 +341,7 @@ static int carry_split(const gs_exact *carry, struct carry_parts *p)
         const ctype *x, ctype *y, int n, const struct grids *g, const struct carry_parts *c,  \
         const int inclusive, double total[2])                                                \
     {                                                                                        \
-        /* d0: the errors of t's additions (|P2| <= sigma[1]) and rho, doubled */            \
-        const double d0 = 0x1p-50 * (3 * (g->sigma[1] + fabs(c->c2)) + fabs(c->c3))          \
-                        + 2 * c->rho_bound + 0x1p-1070;                                      \
+        const double d = block_bound(g, c, sizeof(ctype) == 4);                              \
         gs_v2d run1 = {0, 0}, run2 = {0, 0};                                                 \
         mask_t bad = {0};                                                                    \
         for (int i = 0; i < n; i += 4) {                                                     \
@@ -351,7 +360,7 @@ static int carry_split(const gs_exact *carry, struct carry_parts *p)
                 pa2 -= qa2;                                                                  \
                 pb2 -= qb2;                                                                  \
             }                                                                                \
-            GS_CPU_ROUND4_##T(pa1, pa2, pb1, pb2, c, d0, bad, y + i);                        \
+            GS_CPU_ROUND4_##T(pa1, pa2, pb1, pb2, c, d, bad, y + i);                         \
         }                                                                                    \
         total[0] = run1[0];                                                                  \
         total[1] = run2[0];                                                                  \
@@ -649,7 +658,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
     {                                                                                        \
         const ctype *x = in;                                                                 \
         ctype *y = out;                                                                      \
-        ctype buf[GS_CPU_EXACT_BLOCK]; /* a block's outputs until all are taken */           \
+        ctype buf[GS_CPU_EXACT_BLOCK]; /* a block's outputs until all are taken (in place) */ \
         ctype pad[GS_CPU_EXACT_BLOCK];                                                       \
         struct grids g;                                                                      \
         int have = 0;                                                                        \
@@ -658,13 +667,15 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
             const int n = hi - b < GS_CPU_EXACT_BLOCK ? (int)(hi - b) : GS_CPU_EXACT_BLOCK;  \
             int np;                                                                          \
             const ctype *xb = pad_block(x + b, n, sizeof *x, pad, &np);                      \
+            /* the outputs straight into y, but in place or past its end into buf */         \
+            ctype *yb = x != y && np == n ? y + b : buf;                                     \
             struct carry_parts parts;                                                        \
             double total[2];                                                                 \
             if (carry_split(carry, &parts)                                                   \
                 && GS_CPU_EXACT_TRY(T, levels, &g, have, xb, np,                             \
-                                    inclusive ? scan_block_##T(xb, buf, np, &g, &parts, 1, total) \
-                                              : scan_block_##T(xb, buf, np, &g, &parts, 0, total))) { \
-                memcpy(y + b, buf, (size_t)n * sizeof *buf);                                 \
+                                    inclusive ? scan_block_##T(xb, yb, np, &g, &parts, 1, total) \
+                                              : scan_block_##T(xb, yb, np, &g, &parts, 0, total))) { \
+                if (yb == buf) memcpy(y + b, buf, (size_t)n * sizeof *buf);                  \
                 exact_add_f64_carried(carry, total[0]);                                      \
                 exact_add_f64_carried(carry, total[1]);                                      \
                 continue;                                                                    \
