@@ -42,6 +42,10 @@ void gs_cpu_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc)
 void gs_cpu_scan_exact(gs_type type, gs_scan_kind kind, const void *in, void *out, int64_t n,
                        gs_exact *carry);
 
+/* For tests: 0 keeps the exact kernels to the 2-lane vectors every CPU
+ * runs, 1 (the default) lets them use wider ones where the CPU has them. */
+void gs_cpu_exact_allow_wide(int allow);
+
 /* Fill out[0..n) with elements [start, start+n) of the generated array. */
 void gs_cpu_generate(gs_type type, uint64_t seed, int64_t start, int64_t n, void *out);
 

@@ -98,9 +98,15 @@ static inline gs_i128 add_shifted(gs_i128 a, uint64_t m, int sh, int negative)
 #error "gs_cpu_exact.c needs GCC 9 or later (or clang): __builtin_convertvector"
 #endif
 
-/* The block kernels also for AVX2 (three-operand instructions: no register
- * copies), picked at run time. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+/* x86-64 with GCC: the block kernels also in 4 lanes for AVX2, called where
+ * the CPU has it (and tests allow it: gs_cpu_exact_allow_wide); the 2-lane
+ * ones also compiled for AVX2 (three-operand instructions, no register
+ * copies) and picked at load time (not under ASan, whose runtime is not up
+ * when such a choice runs). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GS_CPU_EXACT_AVX2 1
+#endif
+#if defined(GS_CPU_EXACT_AVX2) && !defined(__SANITIZE_ADDRESS__)
 #define GS_CPU_EXACT_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define GS_CPU_EXACT_CLONES
@@ -114,13 +120,9 @@ typedef int64_t gs_v2l __attribute__((vector_size(16)));
 typedef float gs_v4f __attribute__((vector_size(16)));
 typedef int32_t gs_v4i __attribute__((vector_size(16)));
 typedef float gs_v2f __attribute__((vector_size(8)));
-typedef int32_t gs_v2i __attribute__((vector_size(8)));
+typedef double gs_v4d __attribute__((vector_size(32)));
 
-#define GS_V2D_ABS(v) ((gs_v2d)((gs_v2l)(v) & INT64_MAX))
-#define GS_V2D_SPLAT(v, j) ((gs_v2d){(v)[j], (v)[j]})
-/* lanes 0, 1 -> 0, 0 + 1 (exact sums: the order is free) */
-#define GS_V2D_PREFIX(v) ((v) + (gs_v2d){0, (v)[0]})
-/* a mask (gs_v2l, gs_v4i) with a lane set */
+/* a mask (gs_v2l, gs_v4i, gs_v4l) with a lane set */
 #define GS_MASK_ANY(m) (memcmp(&(m), &(__typeof__(m)){0}, sizeof(m)) != 0)
 
 /* f32 lanes 0, 1 and 2, 3 as doubles (GCC 12 makes scalar conversions of
@@ -140,7 +142,6 @@ typedef int32_t gs_v2i __attribute__((vector_size(8)));
 #endif
 /* two pairs of doubles rounded to one vector of f32 (older GCCs: through
  * memory, slower) */
-typedef double gs_v4d __attribute__((vector_size(32)));
 #if defined(__clang__) || __GNUC__ >= 12
 #define GS_V2D_PAIR_TO_V4F(a, b) __builtin_convertvector(__builtin_shufflevector(a, b, 0, 1, 2, 3), gs_v4f)
 #else
@@ -233,75 +234,113 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
     return 2 * d + 0x1p-1070;
 }
 
-/* SPLIT4_T(x, g, qa1, qa2, qb1, qb2, bad): x[0..3] on g's grids, x[0..1]
- * as qa1 + qa2 and x[2..3] as qb1 + qb2; `bad` (a mask: gs_v4i for f32,
- * gs_v2l for f64) non-zero where an element does not fit. NaNs and infinities of f32 pass it, and the sums, no longer
- * finite, tell. */
-#define GS_CPU_SPLIT2_f64(v, g, q1, q2, bad)                                                 \
+/* Vector shapes: W = 2 lanes of doubles (gs_v2d: SSE2, NEON) and, on
+ * x86-64 CPUs that have AVX2, W = 4 (gs_v4d; a baseline build lowers
+ * 4-lane compares to scalar code, so those kernels are compiled for AVX2
+ * alone and called only where the CPU has it). PREFIX_W(v): the lanes'
+ * inclusive prefix (exact sums: the order is free); LAST_W(v): the last
+ * lane in every lane. */
+#define GS_CPU_PREFIX_2(v) ((v) + (gs_v2d){0, (v)[0]})
+#define GS_CPU_LAST_2(v) ((gs_v2d){(v)[1], (v)[1]})
+#define GS_CPU_PREFIX_4(v)                                                                   \
+    __extension__({                                                                          \
+        const gs_v4d p_ = (v) + (gs_v4d){0, (v)[0], (v)[1], (v)[2]};                         \
+        p_ + (gs_v4d){0, 0, p_[0], p_[1]};                                                   \
+    })
+#define GS_CPU_LAST_4(v) ((gs_v4d){(v)[3], (v)[3], (v)[3], (v)[3]})
+
+/* SPLIT_T(x, g, qa1, qa2, qb1, qb2, bad): 2W elements x[0..2W) on g's
+ * grids, the first W as qa1 + qa2 and the next W as qb1 + qb2 (vectors of
+ * W doubles); `bad` (a mask) non-zero where an element does not fit. NaNs
+ * and infinities of f32 pass it, and the sums, no longer finite, tell.
+ * (f32: W = 2 only.) */
+#define GS_CPU_SPLIT1_f64(v, g, q1, q2, bad)                                                 \
     do {                                                                                     \
-        (bad) |= GS_V2D_ABS(v) > (g)->bound;                                                 \
+        (bad) |= (__typeof__(v))((__typeof__(bad))(v) & INT64_MAX) > (g)->bound;             \
         q1 = ((v) + (g)->sigma[0]) - (g)->sigma[0];                                          \
-        const gs_v2d r_ = (v) - q1;                                                          \
+        const __typeof__(v) r_ = (v) - q1;                                                   \
         q2 = (r_ + (g)->sigma[1]) - (g)->sigma[1];                                           \
         (bad) |= (r_ - q2) != 0; /* a remainder */                                           \
     } while (0)
-#define GS_CPU_SPLIT4_f64(x, g, qa1, qa2, qb1, qb2, bad)                                     \
+#define GS_CPU_SPLIT_f64(x, g, qa1, qa2, qb1, qb2, bad)                                      \
     do {                                                                                     \
-        gs_v2d va_, vb_;                                                                     \
+        __typeof__(qa1) va_, vb_;                                                            \
         memcpy(&va_, x, sizeof va_);                                                         \
-        memcpy(&vb_, (x) + 2, sizeof vb_);                                                   \
-        GS_CPU_SPLIT2_f64(va_, g, qa1, qa2, bad);                                            \
-        GS_CPU_SPLIT2_f64(vb_, g, qb1, qb2, bad);                                            \
+        memcpy(&vb_, (x) + sizeof va_ / sizeof(double), sizeof vb_);                         \
+        GS_CPU_SPLIT1_f64(va_, g, qa1, qa2, bad);                                            \
+        GS_CPU_SPLIT1_f64(vb_, g, qb1, qb2, bad);                                            \
     } while (0)
-#define GS_CPU_SPLIT4_f32(x, g, qa1, qa2, qb1, qb2, bad)                                     \
+#define GS_CPU_SPLIT_f64_2 GS_CPU_SPLIT_f64
+#define GS_CPU_SPLIT_f64_4 GS_CPU_SPLIT_f64
+/* f32: 4 elements out of the grids' range, or not 0 */
+#define GS_CPU_F32_OFF(f, g)                                                                 \
+    __extension__({                                                                          \
+        const gs_v4f a_ = (gs_v4f)((gs_v4i)(f) & INT32_MAX);                                 \
+        (a_ > (g)->bound32) | ((a_ < (g)->low32) & (a_ != 0));                               \
+    })
+#define GS_CPU_SPLIT_f32_2(x, g, qa1, qa2, qb1, qb2, bad)                                    \
     do {                                                                                     \
         gs_v4f f_;                                                                           \
         memcpy(&f_, x, sizeof f_);                                                           \
-        const gs_v4f a_ = (gs_v4f)((gs_v4i)f_ & INT32_MAX);                                  \
-        (bad) |= (a_ > (g)->bound32) | ((a_ < (g)->low32) & (a_ != 0));                      \
+        (bad) |= GS_CPU_F32_OFF(f_, g);                                                      \
         qa1 = GS_V4F_LO(f_);                                                                 \
         qb1 = GS_V4F_HI(f_);                                                                 \
         qa2 = qb2 = (gs_v2d){0, 0};                                                          \
     } while (0)
+#define GS_CPU_SPLIT_f32_4(x, g, qa1, qa2, qb1, qb2, bad)                                    \
+    do {                                                                                     \
+        gs_v4f fa_, fb_;                                                                     \
+        memcpy(&fa_, x, sizeof fa_);                                                         \
+        memcpy(&fb_, (x) + 4, sizeof fb_);                                                   \
+        (bad) |= GS_CPU_F32_OFF(fa_, g) | GS_CPU_F32_OFF(fb_, g);                            \
+        qa1 = __builtin_convertvector(fa_, gs_v4d);                                          \
+        qb1 = __builtin_convertvector(fb_, gs_v4d);                                          \
+        qa2 = qb2 = (gs_v4d){0, 0, 0, 0};                                                    \
+    } while (0)
 
-/* ROUND4_T(pa1, pa2, pb1, pb2, c, d, bad, out): out[0..3] = C + pa1 + pa2,
+/* ROUND_T(pa1, pa2, pb1, pb2, c, d, bad, out): out[0..2W) = C + pa1 + pa2,
  * C + pb1 + pb2 rounded to T, with `bad` non-zero where it may not be (d:
- * the block's bound, block_bound). */
-#define GS_CPU_ROUND4_f32(pa1, pa2, pb1, pb2, c, d, bad, out)                                \
+ * the block's bound, block_bound). Ends compared bit for bit: -0 and +0
+ * differ. */
+#define GS_CPU_ROUND_f32_2(pa1, pa2, pb1, pb2, c, d, bad, out)                               \
     do {                                                                                     \
         const gs_v2d sa_ = (c)->c1 + (pa1), sb_ = (c)->c1 + (pb1);                           \
         const gs_v4f lo_ = GS_V2D_PAIR_TO_V4F(sa_ - (d), sb_ - (d));                         \
         const gs_v4f hi_ = GS_V2D_PAIR_TO_V4F(sa_ + (d), sb_ + (d));                         \
-        (bad) |= (gs_v4i)lo_ != (gs_v4i)hi_; /* bits: -0 and +0 differ */                    \
+        (bad) |= (gs_v4i)lo_ != (gs_v4i)hi_;                                                 \
         memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
-#define GS_CPU_ROUND2_f64(p1, p2, c, d, bad, out)                                            \
+#define GS_CPU_ROUND1_f64(p1, p2, c, d, bad, out)                                            \
     do {                                                                                     \
-        const gs_v2d s_ = (c)->c1 + (p1), b_ = s_ - (c)->c1;                                 \
-        const gs_v2d e_ = ((c)->c1 - (s_ - b_)) + ((p1) - b_);                               \
-        const gs_v2d t_ = (e_ + ((p2) + (c)->c2)) + (c)->c3;                                 \
-        const gs_v2d lo_ = s_ + (t_ - (d));                                                  \
-        (bad) |= (gs_v2l)lo_ != (gs_v2l)(s_ + (t_ + (d))); /* bits: -0 and +0 differ */     \
+        const __typeof__(p1) s_ = (c)->c1 + (p1), b_ = s_ - (c)->c1;                         \
+        const __typeof__(p1) e_ = ((c)->c1 - (s_ - b_)) + ((p1) - b_);                       \
+        const __typeof__(p1) t_ = (e_ + ((p2) + (c)->c2)) + (c)->c3;                         \
+        const __typeof__(p1) lo_ = s_ + (t_ - (d));                                          \
+        (bad) |= (__typeof__(bad))lo_ != (__typeof__(bad))(s_ + (t_ + (d)));                 \
         memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
-#define GS_CPU_ROUND4_f64(pa1, pa2, pb1, pb2, c, d, bad, out)                                \
+#define GS_CPU_ROUND1_f32(p1, c, d, bad, out)                                                 \
     do {                                                                                     \
-        GS_CPU_ROUND2_f64(pa1, pa2, c, d, bad, out);                                         \
-        GS_CPU_ROUND2_f64(pb1, pb2, c, d, bad, (out) + 2);                                   \
+        const gs_v4d s_ = (c)->c1 + (p1);                                                    \
+        const gs_v4f lo_ = __builtin_convertvector(s_ - (d), gs_v4f);                        \
+        (bad) |= (gs_v4i)lo_ != (gs_v4i)__builtin_convertvector(s_ + (d), gs_v4f);           \
+        memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
+#define GS_CPU_ROUND_f32_4(pa1, pa2, pb1, pb2, c, d, bad, out)                               \
+    do {                                                                                     \
+        GS_CPU_ROUND1_f32(pa1, c, d, bad, out);                                              \
+        GS_CPU_ROUND1_f32(pb1, c, d, bad, (out) + 4);                                        \
+    } while (0)
+#define GS_CPU_ROUND_f64(pa1, pa2, pb1, pb2, c, d, bad, out)                                 \
+    do {                                                                                     \
+        GS_CPU_ROUND1_f64(pa1, pa2, c, d, bad, out);                                         \
+        GS_CPU_ROUND1_f64(pb1, pb2, c, d, bad, (out) + sizeof(pa1) / sizeof(double));       \
+    } while (0)
+#define GS_CPU_ROUND_f64_2 GS_CPU_ROUND_f64
+#define GS_CPU_ROUND_f64_4 GS_CPU_ROUND_f64
 
-/*
- * For T = f32, f64, on blocks of n elements, n a multiple of 8 up to 2^M
- * (pad_block pads a shorter one with zeros):
- *   amax_T(x, n): the largest |x[i]|, NaNs left out;
- *   sum_block_T(x, n, g, total): x[0..n) exactly as total[0] + total[1], or
- *     0 when the block does not fit g;
- *   scan_block_T(x, y, n, g, c, inclusive, total): the rounded prefixes of
- *     x[0..n) from the carry into y and the block's exact sum, or 0 when the
- *     block does not fit or a prefix cannot be rounded so (y then holds
- *     what it holds).
- */
-#define GS_CPU_EXACT_BLOCKS(T, ctype, mask_t)                                                \
+/* amax_T(x, n): the largest |x[i]|, NaNs left out. */
+#define GS_CPU_EXACT_AMAX(T, ctype)                                                          \
     static double amax_##T(const ctype *x, int n)                                            \
     {                                                                                        \
         double m = 0;                                                                        \
@@ -310,71 +349,129 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
             m = a > m ? a : m;                                                               \
         }                                                                                    \
         return m;                                                                            \
-    }                                                                                        \
-                                                                                             \
-    GS_CPU_EXACT_CLONES static int sum_block_##T(const ctype *x, int n, const struct grids *g, \
-                                                 double total[2])                            \
+    }
+GS_CPU_EXACT_AMAX(f32, float)
+GS_CPU_EXACT_AMAX(f64, double)
+
+/*
+ * The block kernels of T in W lanes (vd: W doubles, mask_t: SPLIT_T's and
+ * ROUND_T's mask, attr: what they are compiled for), named NAME = T_W, on
+ * blocks of n elements, n a multiple of 16 up to 2^M (pad_block pads a
+ * shorter one with zeros):
+ *   sum_block_NAME(x, n, g, total): x[0..n) exactly as total[0] +
+ *     total[1], or 0 when the block does not fit g;
+ *   scan_block_NAME(x, y, n, g, c, inclusive, total): the rounded prefixes
+ *     of x[0..n) from the carry into y and the block's exact sum, or 0 when
+ *     the block does not fit or a prefix cannot be rounded so (y then holds
+ *     what it holds).
+ */
+#define GS_CPU_EXACT_BLOCKS(T, W, ctype, vd, mask_t, attr)                                   \
+    attr static int sum_block_##T##_##W(const ctype *x, int n, const struct grids *g,        \
+                                        double total[2])                                     \
     {                                                                                        \
-        gs_v2d s1a = {0, 0}, s1b = s1a, s1c = s1a, s1d = s1a;                                \
-        gs_v2d s2a = s1a, s2b = s1a;                                                         \
+        const vd z = {0};                                                                    \
+        vd s1a = z, s1b = z, s1c = z, s1d = z, s2a = z, s2b = z;                             \
         mask_t bad = {0};                                                                    \
-        for (int i = 0; i < n; i += 8) {                                                     \
-            gs_v2d qa1, qa2, qb1, qb2, qc1, qc2, qd1, qd2;                                   \
-            GS_CPU_SPLIT4_##T(x + i, g, qa1, qa2, qb1, qb2, bad);                            \
+        for (int i = 0; i < n; i += 4 * W) {                                                 \
+            vd qa1, qa2, qb1, qb2;                                                           \
+            GS_CPU_SPLIT_##T##_##W(x + i, g, qa1, qa2, qb1, qb2, bad);                             \
             s1a += qa1;                                                                      \
             s1b += qb1;                                                                      \
             s2a += qa2;                                                                      \
             s2b += qb2;                                                                      \
-            GS_CPU_SPLIT4_##T(x + i + 4, g, qc1, qc2, qd1, qd2, bad);                        \
-            s1c += qc1;                                                                      \
-            s1d += qd1;                                                                      \
-            s2a += qc2;                                                                      \
-            s2b += qd2;                                                                      \
+            GS_CPU_SPLIT_##T##_##W(x + i + 2 * W, g, qa1, qa2, qb1, qb2, bad);                     \
+            /* f32: two more sums (f64: no registers for them) */                            \
+            if (sizeof(ctype) == 4) {                                                        \
+                s1c += qa1;                                                                  \
+                s1d += qb1;                                                                  \
+            } else {                                                                         \
+                s1a += qa1;                                                                  \
+                s1b += qb1;                                                                  \
+            }                                                                                \
+            s2a += qa2;                                                                      \
+            s2b += qb2;                                                                      \
         }                                                                                    \
-        const gs_v2d t1 = (s1a + s1b) + (s1c + s1d), t2 = s2a + s2b;                      \
-        total[0] = t1[0] + t1[1];                                                            \
-        total[1] = t2[0] + t2[1];                                                            \
-        return !GS_MASK_ANY(bad) && fabs(total[0]) <= DBL_MAX && fabs(total[1]) <= DBL_MAX;    \
+        const vd t1 = (s1a + s1b) + (s1c + s1d), t2 = s2a + s2b;                             \
+        total[0] = total[1] = 0;                                                             \
+        for (int j = 0; j < W; j++) {                                                        \
+            total[0] += t1[j];                                                               \
+            total[1] += t2[j];                                                               \
+        }                                                                                    \
+        return !GS_MASK_ANY(bad) && fabs(total[0]) <= DBL_MAX && fabs(total[1]) <= DBL_MAX;  \
     }                                                                                        \
                                                                                              \
-    static inline __attribute__((always_inline)) int scan_block_##T(                         \
-        const ctype *x, ctype *y, int n, const struct grids *g, const struct carry_parts *c,  \
-        const int inclusive, double total[2])                                                \
+    attr static int scan_block_##T##_##W(const ctype *x, ctype *y, int n, const struct grids *g, \
+                                         const struct carry_parts *c, int inclusive,         \
+                                         double total[2])                                    \
     {                                                                                        \
         const double d = block_bound(g, c, sizeof(ctype) == 4);                              \
-        gs_v2d run1 = {0, 0}, run2 = {0, 0};                                                 \
+        const vd z = {0};                                                                    \
+        vd run1 = z, run2 = z;                                                               \
         mask_t bad = {0};                                                                    \
-        for (int i = 0; i < n; i += 4) {                                                     \
-            gs_v2d qa1, qa2, qb1, qb2;                                                       \
-            GS_CPU_SPLIT4_##T(x + i, g, qa1, qa2, qb1, qb2, bad);                            \
+        for (int i = 0; i < n; i += 2 * W) {                                                 \
+            vd qa1, qa2, qb1, qb2;                                                           \
+            GS_CPU_SPLIT_##T##_##W(x + i, g, qa1, qa2, qb1, qb2, bad);                             \
             /* the prefixes of a and b from run, and run past both */                        \
-            const gs_v2d sa1 = GS_V2D_PREFIX(qa1), sb1 = GS_V2D_PREFIX(qb1);                 \
-            const gs_v2d sa2 = GS_V2D_PREFIX(qa2), sb2 = GS_V2D_PREFIX(qb2);                 \
-            gs_v2d pa1 = sa1 + run1, pb1 = sb1 + (run1 + GS_V2D_SPLAT(sa1, 1));              \
-            gs_v2d pa2 = sa2 + run2, pb2 = sb2 + (run2 + GS_V2D_SPLAT(sa2, 1));              \
-            run1 += GS_V2D_SPLAT(sa1, 1) + GS_V2D_SPLAT(sb1, 1);                             \
-            run2 += GS_V2D_SPLAT(sa2, 1) + GS_V2D_SPLAT(sb2, 1);                             \
+            const vd sa1 = GS_CPU_PREFIX_##W(qa1), sb1 = GS_CPU_PREFIX_##W(qb1);             \
+            const vd sa2 = GS_CPU_PREFIX_##W(qa2), sb2 = GS_CPU_PREFIX_##W(qb2);             \
+            vd pa1 = sa1 + run1, pb1 = sb1 + (run1 + GS_CPU_LAST_##W(sa1));                  \
+            vd pa2 = sa2 + run2, pb2 = sb2 + (run2 + GS_CPU_LAST_##W(sa2));                  \
+            run1 += GS_CPU_LAST_##W(sa1) + GS_CPU_LAST_##W(sb1);                             \
+            run2 += GS_CPU_LAST_##W(sa2) + GS_CPU_LAST_##W(sb2);                             \
             if (!inclusive) {                                                                \
                 pa1 -= qa1;                                                                  \
                 pb1 -= qb1;                                                                  \
                 pa2 -= qa2;                                                                  \
                 pb2 -= qb2;                                                                  \
             }                                                                                \
-            GS_CPU_ROUND4_##T(pa1, pa2, pb1, pb2, c, d, bad, y + i);                         \
+            GS_CPU_ROUND_##T##_##W(pa1, pa2, pb1, pb2, c, d, bad, y + i);                       \
         }                                                                                    \
         total[0] = run1[0];                                                                  \
         total[1] = run2[0];                                                                  \
-        return !GS_MASK_ANY(bad) && fabs(total[0]) <= DBL_MAX && fabs(total[1]) <= DBL_MAX;    \
+        return !GS_MASK_ANY(bad) && fabs(total[0]) <= DBL_MAX && fabs(total[1]) <= DBL_MAX;  \
     }
 
-GS_CPU_EXACT_BLOCKS(f32, float, gs_v4i)
-GS_CPU_EXACT_BLOCKS(f64, double, gs_v2l)
+GS_CPU_EXACT_BLOCKS(f32, 2, float, gs_v2d, gs_v4i, GS_CPU_EXACT_CLONES)
+GS_CPU_EXACT_BLOCKS(f64, 2, double, gs_v2d, gs_v2l, GS_CPU_EXACT_CLONES)
+#ifdef GS_CPU_EXACT_AVX2
+typedef int64_t gs_v4l __attribute__((vector_size(32)));
+GS_CPU_EXACT_BLOCKS(f32, 4, float, gs_v4d, gs_v4i, __attribute__((target("avx2"))))
+GS_CPU_EXACT_BLOCKS(f64, 4, double, gs_v4d, gs_v4l, __attribute__((target("avx2"))))
+#endif
 
-/* A block of n elements as a multiple of 8: x itself, or x copied to pad
+/* sum_block_T, scan_block_T: the widest block kernels this CPU runs. */
+static int allow_wide = 1;
+
+void gs_cpu_exact_allow_wide(int allow) { allow_wide = allow; }
+
+#ifdef GS_CPU_EXACT_AVX2
+#define GS_CPU_EXACT_WIDE (allow_wide && __builtin_cpu_supports("avx2"))
+#else
+#define GS_CPU_EXACT_WIDE 0
+#define sum_block_f32_4 sum_block_f32_2
+#define scan_block_f32_4 scan_block_f32_2
+#define sum_block_f64_4 sum_block_f64_2
+#define scan_block_f64_4 scan_block_f64_2
+#endif
+#define GS_CPU_EXACT_PICK(T, ctype)                                                          \
+    static int sum_block_##T(const ctype *x, int n, const struct grids *g, double total[2])  \
+    {                                                                                        \
+        return GS_CPU_EXACT_WIDE ? sum_block_##T##_4(x, n, g, total) : sum_block_##T##_2(x, n, g, total); \
+    }                                                                                        \
+    static int scan_block_##T(const ctype *x, ctype *y, int n, const struct grids *g,        \
+                              const struct carry_parts *c, int inclusive, double total[2])   \
+    {                                                                                        \
+        return GS_CPU_EXACT_WIDE ? scan_block_##T##_4(x, y, n, g, c, inclusive, total)       \
+                                 : scan_block_##T##_2(x, y, n, g, c, inclusive, total);      \
+    }
+GS_CPU_EXACT_PICK(f32, float)
+GS_CPU_EXACT_PICK(f64, double)
+
+/* A block of n elements as a multiple of 16: x itself, or x copied to pad
  * and zeros after it (the last block of a range); *rounded the count. */
 static const void *pad_block(const void *x, int n, size_t size, void *pad, int *rounded)
 {
-    *rounded = (n + 7) & ~7;
+    *rounded = (n + 15) & ~15;
     if (*rounded == n) return x;
     memcpy(pad, x, (size_t)n * size);
     memset((char *)pad + (size_t)n * size, 0, (size_t)(*rounded - n) * size);
@@ -653,8 +750,8 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
         win->e.special = special;                                                            \
     }                                                                                        \
                                                                                              \
-    GS_CPU_EXACT_CLONES static void scan_exact_##T(const void *in, void *out, int64_t lo,   \
-                                                   int64_t hi, gs_exact *carry, int inclusive) \
+    static void scan_exact_##T(const void *in, void *out, int64_t lo, int64_t hi,            \
+                               gs_exact *carry, int inclusive)                               \
     {                                                                                        \
         const ctype *x = in;                                                                 \
         ctype *y = out;                                                                      \
@@ -673,8 +770,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
             double total[2];                                                                 \
             if (carry_split(carry, &parts)                                                   \
                 && GS_CPU_EXACT_TRY(T, levels, &g, have, xb, np,                             \
-                                    inclusive ? scan_block_##T(xb, yb, np, &g, &parts, 1, total) \
-                                              : scan_block_##T(xb, yb, np, &g, &parts, 0, total))) { \
+                                    scan_block_##T(xb, yb, np, &g, &parts, inclusive, total))) { \
                 if (yb == buf) memcpy(y + b, buf, (size_t)n * sizeof *buf);                  \
                 exact_add_f64_carried(carry, total[0]);                                      \
                 exact_add_f64_carried(carry, total[1]);                                      \
