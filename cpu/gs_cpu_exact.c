@@ -339,16 +339,21 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
 #define GS_CPU_ROUND_f64_2 GS_CPU_ROUND_f64
 #define GS_CPU_ROUND_f64_4 GS_CPU_ROUND_f64
 
-/* amax_T(x, n): the largest |x[i]|, NaNs left out. */
+/* amax_T(x, n): the largest |x[i]|, NaNs left out (n a multiple of 4; four
+ * maxima at once, not one chain of dependent compares). */
 #define GS_CPU_EXACT_AMAX(T, ctype)                                                          \
     static double amax_##T(const ctype *x, int n)                                            \
     {                                                                                        \
-        double m = 0;                                                                        \
-        for (int i = 0; i < n; i++) {                                                        \
-            const double a = fabs((double)x[i]);                                             \
-            m = a > m ? a : m;                                                               \
+        double m[4] = {0, 0, 0, 0};                                                          \
+        for (int i = 0; i < n; i += 4) {                                                     \
+            GS_CPU_UNROLL(4)                                                                 \
+            for (int j = 0; j < 4; j++) {                                                    \
+                const double a = fabs((double)x[i + j]);                                     \
+                m[j] = a > m[j] ? a : m[j];                                                  \
+            }                                                                                \
         }                                                                                    \
-        return m;                                                                            \
+        const double m01 = m[0] > m[1] ? m[0] : m[1], m23 = m[2] > m[3] ? m[2] : m[3];       \
+        return m01 > m23 ? m01 : m23;                                                        \
     }
 GS_CPU_EXACT_AMAX(f32, float)
 GS_CPU_EXACT_AMAX(f64, double)
