@@ -87,9 +87,9 @@ static inline gs_i128 add_shifted(gs_i128 a, uint64_t m, int sh, int negative)
  * (about once in 2^26 (f32) or 2^48 (f64) random prefixes, and every exact
  * tie) the block goes element by element.
  *
- * Vectors are GCC's (and clang's) vector extensions of 16 bytes: SSE2 on
- * x86-64, NEON on aarch64. The compiler must not reassociate: no
- * -ffast-math.
+ * Vectors are GCC's (and clang's) vector extensions: 2 doubles (SSE2 on
+ * x86-64, NEON on aarch64) and, for AVX2, 4. The compiler must not
+ * reassociate: no -ffast-math.
  */
 #ifdef __FAST_MATH__
 #error "gs_cpu_exact.c needs IEEE arithmetic: build it without -ffast-math"
