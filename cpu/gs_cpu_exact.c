@@ -225,7 +225,9 @@ static int carry_split(const gs_exact *carry, struct carry_parts *p)
  * |s| <= |c1| + |P1| <= |c1| + sigma1, |e| <= 2^-53 |s|; f64: the errors of
  * t's three additions, with |P2| <= sigma2, and rho; f32: |V - s| (the
  * rounding of s, c2, c3, rho) and half an f64 ulp of V; both: the absolute
- * error of an addition near the subnormals. */
+ * error of an addition near the subnormals. Where an f64 prefix could
+ * overflow (s, then TwoSum's e, would be infinite or NaN), s_max rounds to
+ * infinity first, and so does d: no lane of the block passes. */
 static double block_bound(const struct grids *g, const struct carry_parts *c, int f32)
 {
     const double s_max = fabs(c->c1) + g->sigma[0];
@@ -317,6 +319,7 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
         const __typeof__(p1) t_ = (e_ + ((p2) + (c)->c2)) + (c)->c3;                         \
         const __typeof__(p1) lo_ = s_ + (t_ - (d));                                          \
         (bad) |= (__typeof__(bad))lo_ != (__typeof__(bad))(s_ + (t_ + (d)));                 \
+        (bad) |= lo_ != lo_; /* NaN: s overflowed (d guards that too) */                     \
         memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
 #define GS_CPU_ROUND1_f32(p1, c, d, bad, out)                                                 \

@@ -1285,7 +1285,7 @@ static int64_t check_exact_kernels(gs_type type, gs_scan_kind kind, const void *
  * blocks whose magnitudes jump by up to 2^40 from one to the next, with
  * zeros, -0 and elements too small for the block's grid; cancellation to
  * zero and across it; subnormals summing to exact zeros (+0, never -0); a
- * NaN or an infinity in one block. */
+ * NaN or an infinity in one block; f64 prefixes next to overflow. */
 static void test_exact_blocks(void)
 {
     srand(17);
@@ -1337,6 +1337,26 @@ static void test_exact_blocks(void)
                         printf("shape %d n=%lld carry %a%+a kind %d: %lld wrong\n", shape, (long long)n,
                                carries[c][0], carries[c][1], kind, (long long)wrong);
                     }
+                }
+            }
+        }
+    }
+    /* f64 prefixes next to overflow, from carries at f64's largest: results
+     * at, past and back below the threshold (a tie there rounds to inf) */
+    static const double big_carries[] = {0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, 0x1p1023, 0x1.ffffp1023};
+    for (int wide = 1; wide >= 0; wide--) {
+        gs_cpu_exact_allow_wide(wide);
+        for (size_t c = 0; c < sizeof big_carries / sizeof big_carries[0]; c++) {
+            for (int64_t i = 0; i < 4101; i++)   /* mostly away from zero: past the threshold */
+                x[i] = copysign(ldexp(1 + rand() % 4, 957 + rand() % 4), big_carries[c]) * (rand() % 8 ? 1 : -1);
+            gs_exact carry;
+            gs_exact_clear(&carry);
+            gs_exact_add_f64(&carry, big_carries[c]);
+            for (int kind = 0; kind < 2; kind++) {
+                const int64_t wrong = check_exact_kernels(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, 4101, &carry);
+                if (wrong) {
+                    CU_FAIL("exact kernels next to f64 overflow");
+                    printf("carry %a kind %d wide %d: %lld wrong\n", big_carries[c], kind, wide, (long long)wrong);
                 }
             }
         }
