@@ -306,6 +306,7 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
  * differ. */
 #define GS_CPU_ROUND_f32_2(pa1, pa2, pb1, pb2, c, d, bad, out)                               \
     do {                                                                                     \
+        (void)(pa2), (void)(pb2); /* f32: P2 = 0 */                                          \
         const gs_v2d sa_ = (c)->c1 + (pa1), sb_ = (c)->c1 + (pb1);                           \
         const gs_v4f lo_ = GS_V2D_PAIR_TO_V4F(sa_ - (d), sb_ - (d));                         \
         const gs_v4f hi_ = GS_V2D_PAIR_TO_V4F(sa_ + (d), sb_ + (d));                         \
@@ -331,6 +332,7 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
     } while (0)
 #define GS_CPU_ROUND_f32_4(pa1, pa2, pb1, pb2, c, d, bad, out)                               \
     do {                                                                                     \
+        (void)(pa2), (void)(pb2); /* f32: P2 = 0 */                                          \
         GS_CPU_ROUND1_f32(pa1, c, d, bad, out);                                              \
         GS_CPU_ROUND1_f32(pb1, c, d, bad, (out) + 4);                                        \
     } while (0)
