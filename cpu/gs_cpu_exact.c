@@ -163,9 +163,10 @@ struct grids {
     float bound32, low32;
 };
 
-/* grids for a block whose largest |x| (NaNs left out) is amax; 0 where they
- * would leave the normal range (an infinity, data near f64's extremes). */
-static int grids_for(double amax, int levels, struct grids *g)
+/* grids for a block of f64 (f64 = 1: both grids matter) or f32 elements
+ * whose largest |x| (NaNs left out) is amax; 0 where they would leave the
+ * normal range (an infinity, data near f64's extremes). */
+static int grids_for(double amax, int f64, struct grids *g)
 {
     if (!(amax <= DBL_MAX)) return 0;
     uint64_t bits;
@@ -173,7 +174,7 @@ static int grids_for(double amax, int levels, struct grids *g)
     const int biased = (int)(bits >> 52);
     const int e = (biased ? biased : 1) - 1022;   /* amax < 2^e */
     const int k1 = e + GS_CPU_EXACT_BLOCK_LOG, k2 = k1 - 53 + GS_CPU_EXACT_BLOCK_LOG;
-    if (k1 > 1023 || (levels == 2 ? k2 : e) < -1000) return 0;
+    if (k1 > 1023 || (f64 ? k2 : e) < -1000) return 0;
     g->bound = ldexp(1, e);
     g->sigma[0] = ldexp(1, k1);
     g->sigma[1] = ldexp(1, k2 > -1000 ? k2 : -1000);
@@ -251,11 +252,10 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
     })
 #define GS_CPU_LAST_4(v) ((gs_v4d){(v)[3], (v)[3], (v)[3], (v)[3]})
 
-/* SPLIT_T(x, g, qa1, qa2, qb1, qb2, bad): 2W elements x[0..2W) on g's
+/* SPLIT_T_W(x, g, qa1, qa2, qb1, qb2, bad): 2W elements x[0..2W) on g's
  * grids, the first W as qa1 + qa2 and the next W as qb1 + qb2 (vectors of
- * W doubles); `bad` (a mask) non-zero where an element does not fit. NaNs
- * and infinities of f32 pass it, and the sums, no longer finite, tell.
- * (f32: W = 2 only.) */
+ * W doubles; f32: q2 = 0); `bad` (a mask) non-zero where an element does
+ * not fit. NaNs of f32 pass it, and the sums, no longer finite, tell. */
 #define GS_CPU_SPLIT1_f64(v, g, q1, q2, bad)                                                 \
     do {                                                                                     \
         (bad) |= (__typeof__(v))((__typeof__(bad))(v) & INT64_MAX) > (g)->bound;             \
@@ -323,7 +323,7 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
         (bad) |= lo_ != lo_; /* NaN: s overflowed (d guards that too) */                     \
         memcpy(out, &lo_, sizeof lo_);                                                       \
     } while (0)
-#define GS_CPU_ROUND1_f32(p1, c, d, bad, out)                                                 \
+#define GS_CPU_ROUND1_f32(p1, c, d, bad, out)                                                \
     do {                                                                                     \
         const gs_v4d s_ = (c)->c1 + (p1);                                                    \
         const gs_v4f lo_ = GS_V4D_TO_V4F(s_ - (d));                                          \
@@ -339,7 +339,7 @@ static double block_bound(const struct grids *g, const struct carry_parts *c, in
 #define GS_CPU_ROUND_f64(pa1, pa2, pb1, pb2, c, d, bad, out)                                 \
     do {                                                                                     \
         GS_CPU_ROUND1_f64(pa1, pa2, c, d, bad, out);                                         \
-        GS_CPU_ROUND1_f64(pb1, pb2, c, d, bad, (out) + sizeof(pa1) / sizeof(double));       \
+        GS_CPU_ROUND1_f64(pb1, pb2, c, d, bad, (out) + sizeof(pa1) / sizeof(double));        \
     } while (0)
 #define GS_CPU_ROUND_f64_2 GS_CPU_ROUND_f64
 #define GS_CPU_ROUND_f64_4 GS_CPU_ROUND_f64
@@ -384,12 +384,12 @@ GS_CPU_EXACT_AMAX(f64, double)
         mask_t bad = {0};                                                                    \
         for (int i = 0; i < n; i += 4 * W) {                                                 \
             vd qa1, qa2, qb1, qb2;                                                           \
-            GS_CPU_SPLIT_##T##_##W(x + i, g, qa1, qa2, qb1, qb2, bad);                             \
+            GS_CPU_SPLIT_##T##_##W(x + i, g, qa1, qa2, qb1, qb2, bad);                       \
             s1a += qa1;                                                                      \
             s1b += qb1;                                                                      \
             s2a += qa2;                                                                      \
             s2b += qb2;                                                                      \
-            GS_CPU_SPLIT_##T##_##W(x + i + 2 * W, g, qa1, qa2, qb1, qb2, bad);                     \
+            GS_CPU_SPLIT_##T##_##W(x + i + 2 * W, g, qa1, qa2, qb1, qb2, bad);               \
             /* f32: two more sums (f64: no registers for them) */                            \
             if (sizeof(ctype) == 4) {                                                        \
                 s1c += qa1;                                                                  \
@@ -420,7 +420,7 @@ GS_CPU_EXACT_AMAX(f64, double)
         mask_t bad = {0};                                                                    \
         for (int i = 0; i < n; i += 2 * W) {                                                 \
             vd qa1, qa2, qb1, qb2;                                                           \
-            GS_CPU_SPLIT_##T##_##W(x + i, g, qa1, qa2, qb1, qb2, bad);                             \
+            GS_CPU_SPLIT_##T##_##W(x + i, g, qa1, qa2, qb1, qb2, bad);                       \
             /* the prefixes of a and b from run, and run past both */                        \
             const vd sa1 = GS_CPU_PREFIX_##W(qa1), sb1 = GS_CPU_PREFIX_##W(qb1);             \
             const vd sa2 = GS_CPU_PREFIX_##W(qa2), sb2 = GS_CPU_PREFIX_##W(qb2);             \
@@ -434,7 +434,7 @@ GS_CPU_EXACT_AMAX(f64, double)
                 pa2 -= qa2;                                                                  \
                 pb2 -= qb2;                                                                  \
             }                                                                                \
-            GS_CPU_ROUND_##T##_##W(pa1, pa2, pb1, pb2, c, d, bad, y + i);                       \
+            GS_CPU_ROUND_##T##_##W(pa1, pa2, pb1, pb2, c, d, bad, y + i);                    \
         }                                                                                    \
         total[0] = run1[0];                                                                  \
         total[1] = run2[0];                                                                  \
@@ -470,7 +470,8 @@ void gs_cpu_exact_allow_wide(int allow) { allow_wide = allow; }
 #define GS_CPU_EXACT_PICK(T, ctype)                                                          \
     static int sum_block_##T(const ctype *x, int n, const struct grids *g, double total[2])  \
     {                                                                                        \
-        return GS_CPU_EXACT_WIDE ? sum_block_##T##_4(x, n, g, total) : sum_block_##T##_2(x, n, g, total); \
+        return GS_CPU_EXACT_WIDE ? sum_block_##T##_4(x, n, g, total)                         \
+                                 : sum_block_##T##_2(x, n, g, total);                        \
     }                                                                                        \
     static int scan_block_##T(const ctype *x, ctype *y, int n, const struct grids *g,        \
                               const struct carry_parts *c, int inclusive, double total[2])   \
@@ -492,11 +493,11 @@ static const void *pad_block(const void *x, int n, size_t size, void *pad, int *
     return pad;
 }
 
-/* GS_CPU_EXACT_TRY(T, levels, g, have, x, n, try): `try` (a call of a block
- * kernel on *g, non-zero when the block fit) on the grids kept from the
- * block before, then on the block's own; 0 when neither fits. */
-#define GS_CPU_EXACT_TRY(T, levels, g, have, x, n, try)                                      \
-    (((have) && (try)) || (((have) = grids_for(amax_##T(x, n), levels, g)) && (try)))
+/* GS_CPU_EXACT_TRY(T, g, have, x, n, try): `try` (a call of a block kernel
+ * on *g, non-zero when the block fit) on the grids kept from the block
+ * before, then on the block's own; 0 when neither fits. */
+#define GS_CPU_EXACT_TRY(T, g, have, x, n, try)                                              \
+    (((have) && (try)) || (((have) = grids_for(amax_##T(x, n), sizeof *(x) == 8, g)) && (try)))
 
 /* ---- reductions ------------------------------------------------------------------- */
 
@@ -565,7 +566,7 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
  * largest, about one block in a hundred of normal f32 data, then costs a
  * piece, not a block, of the slow path). */
 #define GS_CPU_EXACT_PIECE 64
-#define GS_CPU_EXACT_SUM(T, ctype, levels)                                                         \
+#define GS_CPU_EXACT_SUM(T, ctype)                                                           \
     static void sum_exact_##T(const void *in, int64_t lo, int64_t hi, gs_exact *acc)         \
     {                                                                                        \
         const ctype *x = in;                                                                 \
@@ -581,7 +582,7 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
             int n;                                                                           \
             const ctype *xb = pad_block(x + b, (int)(end - b), sizeof *x, pad, &n);          \
             double total[2];                                                                 \
-            if (GS_CPU_EXACT_TRY(T, levels, &g, have, xb, n, sum_block_##T(xb, n, &g, total))) { \
+            if (GS_CPU_EXACT_TRY(T, &g, have, xb, n, sum_block_##T(xb, n, &g, total))) {     \
                 GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[0]);                         \
                 GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[1]);                         \
             } else {                                                                         \
@@ -604,8 +605,8 @@ static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, i
         acc->special |= special;                                                             \
     }
 
-GS_CPU_EXACT_SUM(f32, float, 1)
-GS_CPU_EXACT_SUM(f64, double, 2)
+GS_CPU_EXACT_SUM(f32, float)
+GS_CPU_EXACT_SUM(f64, double)
 
 /* ---- scans ------------------------------------------------------------------------ */
 
@@ -716,8 +717,8 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
  *
  * scan_exact_T(in, out, lo, hi, carry, inclusive): the scan of in[lo..hi)
  * from the exact *carry, which it leaves normalized after hi: each block by
- * scan_block_T where it fits (levels: its grids), else through a window. */
-#define GS_CPU_EXACT_SCAN(T, ctype, utype, prec, qmin, max_biased, E_MIN, E_MAX, levels)     \
+ * scan_block_T where it fits, else through a window. */
+#define GS_CPU_EXACT_SCAN(T, ctype, utype, prec, qmin, max_biased, E_MIN, E_MAX)             \
     static ctype round_slow_##T(struct scan_window *win)                                     \
     {                                                                                        \
         if (win->e.special) /* NaN or an infinity: the digits do not matter */               \
@@ -797,7 +798,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
             struct carry_parts parts;                                                        \
             double total[2];                                                                 \
             if (carry_split(carry, &parts)                                                   \
-                && GS_CPU_EXACT_TRY(T, levels, &g, have, xb, np,                             \
+                && GS_CPU_EXACT_TRY(T, &g, have, xb, np,                                     \
                                     scan_block_##T(xb, yb, np, &g, &parts, inclusive, total))) { \
                 if (yb == buf) memcpy(y + b, buf, (size_t)n * sizeof *buf);                  \
                 exact_add_f64_carried(carry, total[0]);                                      \
@@ -813,8 +814,8 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
     }
 
 /* E bounds: f32 normal exponents -126..127, f64 -1022..1023 */
-GS_CPU_EXACT_SCAN(f32, float, uint32_t, 24, -149, 255, -126 - 62, 127 - 63, 1)
-GS_CPU_EXACT_SCAN(f64, double, uint64_t, 53, -1074, 2047, -1022 - 62, 1023 - 63, 2)
+GS_CPU_EXACT_SCAN(f32, float, uint32_t, 24, -149, 255, -126 - 62, 127 - 63)
+GS_CPU_EXACT_SCAN(f64, double, uint64_t, 53, -1074, 2047, -1022 - 62, 1023 - 63)
 
 typedef void (*sum_exact_fn)(const void *in, int64_t lo, int64_t hi, gs_exact *acc);
 typedef void (*scan_exact_fn)(const void *in, void *out, int64_t lo, int64_t hi, gs_exact *carry,
