@@ -1084,156 +1084,6 @@ static void test_exact_many_adds(void)
     CU_ASSERT_EQUAL(gs_exact_round_f64(&a), 1000 * 0x1p-1074);
 }
 
-/* gs_cpu_scan_exact of f64 x[0..n) into y from the carry `carry_in`, against
- * element-by-element gs_exact adds and the full rounding: every output and
- * the carry left. *total: the reference's state after the last element. */
-static void check_scan_exact_f64(const double *x, double *y, int64_t n, double carry_in,
-                                 gs_scan_kind kind, gs_exact *total)
-{
-    gs_exact carry;
-    gs_exact_clear(&carry);
-    gs_exact_clear(total);
-    gs_exact_add_f64(&carry, carry_in);
-    gs_exact_add_f64(total, carry_in);
-    gs_cpu_scan_exact(GS_F64, kind, x, y, n, &carry);
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (kind == GS_EXCLUSIVE) wrong += !same_bits(y[i], gs_exact_round_f64(total));
-        gs_exact_add_f64(total, x[i]);
-        if (kind == GS_INCLUSIVE) wrong += !same_bits(y[i], gs_exact_round_f64(total));
-    }
-    CU_ASSERT_EQUAL(wrong, 0);
-    CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&carry), gs_exact_round_f64(total)));
-}
-
-/* The CPU backend's exact kernels (batched lanes, carried scan states with
- * the top-digit hint, threads) against element-by-element gs_exact_add and
- * the full rounding, on whole-range data with cancellation. */
-static void test_exact_cpu_kernels(void)
-{
-    srand(7);
-    const int64_t n = 200003;
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    float *xf = malloc((size_t)n * sizeof *xf), *yf = malloc((size_t)n * sizeof *yf);
-    CU_ASSERT_FATAL(x && y && xf && yf);
-    for (int64_t i = 0; i < n; i++) {
-        x[i] = i % 5 == 0 ? random_finite_f64() : i % 5 == 1 ? -x[i - 1] : ldexp((double)rand() / RAND_MAX - 0.5, rand() % 80 - 40);
-        xf[i] = (float)ldexp(x[i], 0);
-        if (!isfinite(xf[i])) xf[i] = (float)i;
-    }
-    for (int kind = 0; kind < 2; kind++) {
-        gs_exact ref;
-        check_scan_exact_f64(x, y, n, 0.5, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, &ref);
-        gs_exact sum;
-        gs_exact_clear(&sum);
-        gs_cpu_reduce_exact(GS_F64, x, n, &sum);
-        gs_exact_add_f64(&sum, 0.5);
-        CU_ASSERT_TRUE(same_bits(gs_exact_round_f64(&sum), gs_exact_round_f64(&ref)));
-    }
-    gs_exact carry, ref;
-    gs_exact_clear(&carry);
-    gs_exact_clear(&ref);
-    gs_cpu_scan_exact(GS_F32, GS_INCLUSIVE, xf, yf, n, &carry);
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < n; i++) {
-        gs_exact_add_f32(&ref, xf[i]);
-        const float want = gs_exact_round_f32(&ref);
-        wrong += memcmp(&yf[i], &want, sizeof want) != 0;
-    }
-    CU_ASSERT_EQUAL(wrong, 0);
-    free(x);
-    free(y);
-    free(xf);
-    free(yf);
-}
-
-/* The CPU exact scan's rounding window and each of its fallbacks, against
- * element-by-element gs_exact_add and the full rounding: runs of low-range
- * data (the window), then an element far above it (re-opened higher) and
- * small ones below it, its cancellation back down (the window too short:
- * full rounding), ties broken only by a sticky bit far below the window,
- * borrows through it (1 - 2^-300), sums crossing zero, exact zeros,
- * subnormal sums and overflow to infinity and back; repeated past a batch
- * of 2^20 elements. Plus hand-computed prefixes of the ties. */
-static int64_t fill_window_cases(double *x, int64_t n)
-{
-    static const double special_runs[] = {
-        1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53,   /* 1, 1 (tie: even), 1 + 2^-52, 1, 1 */
-        -2.0, -0x1p-53, -0x1p-300,                      /* -1, -1, -(1 + 2^-52) */
-        1.0, 0x1p-300, -1.0, -0x1p-300,                 /* exact: 2^-300 rounds from below the window, then +0 */
-        0x1p70, 0.25, 0x1p-20, -0x1p70,                 /* far above the window, small ones below it, cancelled */
-        0x1p-1074, 0x1p-1070, -0x1p-1073,               /* subnormal sums */
-        0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, /* inf, then DBL_MAX */
-        -0x1.fffffffffffffp1023, 0.0, -0.0, 0.0,
-    };
-    const int64_t nspecial = (int64_t)(sizeof special_runs / sizeof special_runs[0]);
-    int64_t i = 0;
-    while (i < n) {
-        for (int64_t k = 0; k < 997 && i < n; k++, i++) {   /* low range, both signs near zero sums */
-            const double u = (double)rand() / RAND_MAX;
-            x[i] = (i / 997) % 3 == 2 ? u - 0.5 : u;
-        }
-        for (int64_t k = 0; k < nspecial && i < n; k++, i++) x[i] = special_runs[k];
-        if (i < n) x[i++] = -0x1p-300 * (rand() % 7);   /* below the window, borrowing */
-    }
-    return i;
-}
-
-static void test_exact_scan_window(void)
-{
-    srand(11);
-    const int64_t n = ((int64_t)1 << 20) + 4099;
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)n * sizeof *y);
-    float *xf = malloc((size_t)n * sizeof *xf), *yf = malloc((size_t)n * sizeof *yf);
-    CU_ASSERT_FATAL(x && y && xf && yf);
-    fill_window_cases(x, n);
-    for (int64_t i = 0; i < n; i++) {
-        /* the same shapes in f32's range: 2^-53 -> 2^-24, 2^-300 -> 2^-100, ... */
-        const double v = x[i], a = fabs(v);
-        xf[i] = a == 0x1p-53 ? copysignf(0x1p-24f, (float)v) : a == 0x1p-300 ? copysignf(0x1p-100f, (float)v)
-              : a == 0x1p70 ? copysignf(0x1p40f, (float)v) : a >= 0x1p-1074 && a <= 0x1p-1070 ? copysignf(0x1p-149f, (float)v)
-              : a > 0x1p1000 ? copysignf(FLT_MAX, (float)v) : (float)v;
-    }
-    for (int kind = 0; kind < 2; kind++) {
-        gs_exact ref;   /* a carry-in far below everything */
-        check_scan_exact_f64(x, y, n, -0x1p-600, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, &ref);
-    }
-    for (int kind = 0; kind < 2; kind++) {
-        gs_exact carry, ref;
-        gs_exact_clear(&carry);
-        gs_exact_clear(&ref);
-        gs_cpu_scan_exact(GS_F32, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, xf, yf, n, &carry);
-        int64_t wrong = 0;
-        for (int64_t i = 0; i < n; i++) {
-            float want = gs_exact_round_f32(&ref);
-            if (kind) wrong += memcmp(&yf[i], &want, sizeof want) != 0;
-            gs_exact_add_f32(&ref, xf[i]);
-            want = gs_exact_round_f32(&ref);
-            if (!kind) wrong += memcmp(&yf[i], &want, sizeof want) != 0;
-        }
-        CU_ASSERT_EQUAL(wrong, 0);
-    }
-    /* by hand: the ties and the sticky bit far below */
-    static const double tie_in[] = {1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53, -2.0,
-                                    -0x1p-53, -0x1p-300, 1.0, 0x1p-300, 0x1p-53, -0x1p-300};
-    static const double tie_want[] = {1.0, 1.0, 1.0 + 0x1p-52, 1.0, 1.0, -1.0,
-                                      -1.0, -1.0 - 0x1p-52, -0x1p-53, -0x1p-53, 0.0, -0x1p-300};
-    double tie_out[12];
-    gs_exact carry;
-    gs_exact_clear(&carry);
-    gs_cpu_scan_exact(GS_F64, GS_INCLUSIVE, tie_in, tie_out, 12, &carry);
-    for (int i = 0; i < 12; i++) {
-        if (!same_bits(tie_out[i], tie_want[i])) {
-            CU_FAIL("hand-computed exact prefix");
-            printf("prefix %d: got %a want %a\n", i, tie_out[i], tie_want[i]);
-        }
-    }
-    free(x);
-    free(y);
-    free(xf);
-    free(yf);
-}
-
 /* gs_cpu_scan_exact and gs_cpu_reduce_exact of x[0..n) (f32 or f64) from
  * the exact carry *carry_in, out of place and in place, against
  * element-by-element gs_exact adds and the full rounding: every output, the
@@ -1274,6 +1124,112 @@ static int64_t check_exact_kernels(gs_type type, gs_scan_kind kind, const void *
     free(y);
     free(inplace);
     return wrong;
+}
+
+/* An exact state holding the double v. */
+static gs_exact exact_of(double v)
+{
+    gs_exact e;
+    gs_exact_clear(&e);
+    gs_exact_add_f64(&e, v);
+    return e;
+}
+
+/* The CPU backend's exact kernels (batched lanes, carried scan states with
+ * the top-digit hint, threads) against element-by-element gs_exact_add and
+ * the full rounding, on whole-range data with cancellation. */
+static void test_exact_cpu_kernels(void)
+{
+    srand(7);
+    const int64_t n = 200003;
+    double *x = malloc((size_t)n * sizeof *x);
+    float *xf = malloc((size_t)n * sizeof *xf);
+    CU_ASSERT_FATAL(x && xf);
+    for (int64_t i = 0; i < n; i++) {
+        x[i] = i % 5 == 0 ? random_finite_f64() : i % 5 == 1 ? -x[i - 1] : ldexp((double)rand() / RAND_MAX - 0.5, rand() % 80 - 40);
+        xf[i] = (float)ldexp(x[i], 0);
+        if (!isfinite(xf[i])) xf[i] = (float)i;
+    }
+    const gs_exact half = exact_of(0.5), zero = exact_of(0);
+    for (int kind = 0; kind < 2; kind++) {
+        const gs_scan_kind k = kind ? GS_EXCLUSIVE : GS_INCLUSIVE;
+        CU_ASSERT_EQUAL(check_exact_kernels(GS_F64, k, x, n, &half), 0);
+        CU_ASSERT_EQUAL(check_exact_kernels(GS_F32, k, xf, n, &zero), 0);
+    }
+    free(x);
+    free(xf);
+}
+
+/* The CPU exact scan's rounding window and each of its fallbacks, against
+ * element-by-element gs_exact_add and the full rounding: runs of low-range
+ * data (the window), then an element far above it (re-opened higher) and
+ * small ones below it, its cancellation back down (the window too short:
+ * full rounding), ties broken only by a sticky bit far below the window,
+ * borrows through it (1 - 2^-300), sums crossing zero, exact zeros,
+ * subnormal sums and overflow to infinity and back; repeated past a batch
+ * of 2^20 elements. Plus hand-computed prefixes of the ties. */
+static int64_t fill_window_cases(double *x, int64_t n)
+{
+    static const double special_runs[] = {
+        1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53,   /* 1, 1 (tie: even), 1 + 2^-52, 1, 1 */
+        -2.0, -0x1p-53, -0x1p-300,                      /* -1, -1, -(1 + 2^-52) */
+        1.0, 0x1p-300, -1.0, -0x1p-300,                 /* exact: 2^-300 rounds from below the window, then +0 */
+        0x1p70, 0.25, 0x1p-20, -0x1p70,                 /* far above the window, small ones below it, cancelled */
+        0x1p-1074, 0x1p-1070, -0x1p-1073,               /* subnormal sums */
+        0x1.fffffffffffffp1023, 0x1.fffffffffffffp1023, -0x1.fffffffffffffp1023, /* inf, then DBL_MAX */
+        -0x1.fffffffffffffp1023, 0.0, -0.0, 0.0,
+    };
+    const int64_t nspecial = (int64_t)(sizeof special_runs / sizeof special_runs[0]);
+    int64_t i = 0;
+    while (i < n) {
+        for (int64_t k = 0; k < 997 && i < n; k++, i++) {   /* low range, both signs near zero sums */
+            const double u = (double)rand() / RAND_MAX;
+            x[i] = (i / 997) % 3 == 2 ? u - 0.5 : u;
+        }
+        for (int64_t k = 0; k < nspecial && i < n; k++, i++) x[i] = special_runs[k];
+        if (i < n) x[i++] = -0x1p-300 * (rand() % 7);   /* below the window, borrowing */
+    }
+    return i;
+}
+
+static void test_exact_scan_window(void)
+{
+    srand(11);
+    const int64_t n = ((int64_t)1 << 20) + 4099;
+    double *x = malloc((size_t)n * sizeof *x);
+    float *xf = malloc((size_t)n * sizeof *xf);
+    CU_ASSERT_FATAL(x && xf);
+    fill_window_cases(x, n);
+    for (int64_t i = 0; i < n; i++) {
+        /* the same shapes in f32's range: 2^-53 -> 2^-24, 2^-300 -> 2^-100, ... */
+        const double v = x[i], a = fabs(v);
+        xf[i] = a == 0x1p-53 ? copysignf(0x1p-24f, (float)v) : a == 0x1p-300 ? copysignf(0x1p-100f, (float)v)
+              : a == 0x1p70 ? copysignf(0x1p40f, (float)v) : a >= 0x1p-1074 && a <= 0x1p-1070 ? copysignf(0x1p-149f, (float)v)
+              : a > 0x1p1000 ? copysignf(FLT_MAX, (float)v) : (float)v;
+    }
+    const gs_exact below = exact_of(-0x1p-600), zero = exact_of(0);   /* a carry-in far below everything */
+    for (int kind = 0; kind < 2; kind++) {
+        const gs_scan_kind k = kind ? GS_EXCLUSIVE : GS_INCLUSIVE;
+        CU_ASSERT_EQUAL(check_exact_kernels(GS_F64, k, x, n, &below), 0);
+        CU_ASSERT_EQUAL(check_exact_kernels(GS_F32, k, xf, n, &zero), 0);
+    }
+    /* by hand: the ties and the sticky bit far below */
+    static const double tie_in[] = {1.0, 0x1p-53, 0x1p-300, -0x1p-300, -0x1p-53, -2.0,
+                                    -0x1p-53, -0x1p-300, 1.0, 0x1p-300, 0x1p-53, -0x1p-300};
+    static const double tie_want[] = {1.0, 1.0, 1.0 + 0x1p-52, 1.0, 1.0, -1.0,
+                                      -1.0, -1.0 - 0x1p-52, -0x1p-53, -0x1p-53, 0.0, -0x1p-300};
+    double tie_out[12];
+    gs_exact carry;
+    gs_exact_clear(&carry);
+    gs_cpu_scan_exact(GS_F64, GS_INCLUSIVE, tie_in, tie_out, 12, &carry);
+    for (int i = 0; i < 12; i++) {
+        if (!same_bits(tie_out[i], tie_want[i])) {
+            CU_FAIL("hand-computed exact prefix");
+            printf("prefix %d: got %a want %a\n", i, tie_out[i], tie_want[i]);
+        }
+    }
+    free(x);
+    free(xf);
 }
 
 /* The kernels' fast path (whole blocks on fixed grids, prefixes rounded from
@@ -1349,9 +1305,7 @@ static void test_exact_blocks(void)
         for (size_t c = 0; c < sizeof big_carries / sizeof big_carries[0]; c++) {
             for (int64_t i = 0; i < 4101; i++)   /* mostly away from zero: past the threshold */
                 x[i] = copysign(ldexp(1 + rand() % 4, 957 + rand() % 4), big_carries[c]) * (rand() % 8 ? 1 : -1);
-            gs_exact carry;
-            gs_exact_clear(&carry);
-            gs_exact_add_f64(&carry, big_carries[c]);
+            const gs_exact carry = exact_of(big_carries[c]);
             for (int kind = 0; kind < 2; kind++) {
                 const int64_t wrong = check_exact_kernels(GS_F64, kind ? GS_EXCLUSIVE : GS_INCLUSIVE, x, 4101, &carry);
                 if (wrong) {
