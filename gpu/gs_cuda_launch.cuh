@@ -27,12 +27,10 @@
 #define GS_REDUCE_UNROLL 8
 
 /* The default scan's shape, every (type, op): 256 data threads of 8 vectors
- * (32 KiB of input per tile for 4-byte elements without widening), three
- * blocks per multiprocessor. Of twelve shapes timed on an H200 for six
- * classes of (type, op) at 2^20, 2^24 and 2^30 elements, the best in every
- * case but one (within 5% there): docs/PERFORMANCE.md. */
+ * (32 KiB of input per tile for 4-byte elements without widening), four
+ * blocks per multiprocessor. Timings: docs/PERFORMANCE.md. */
 template <class Tr> struct gs_scan_tuning {
-    using shape = gs_scan_shape<256, 8, 3>;
+    using shape = gs_scan_shape<256, 8, 4>;
 };
 
 /* ---- launches -------------------------------------------------------------------- */

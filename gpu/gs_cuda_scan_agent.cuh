@@ -61,24 +61,6 @@ template <class S> GS_DEV S gs_from_bits(uint64_t b)
     return v;
 }
 
-/* v, as a value the compiler cannot see through: conversions of it made
- * before cannot be reused after, so they are not kept alive in registers. */
-template <class T> GS_DEV T gs_opaque(T v)
-{
-    if constexpr (sizeof(T) == 8) {
-        uint64_t b;
-        memcpy(&b, &v, 8);
-        asm volatile("" : "+l"(b));
-        memcpy(&v, &b, 8);
-    } else {
-        uint32_t b;
-        memcpy(&b, &v, 4);
-        asm volatile("" : "+r"(b));
-        memcpy(&v, &b, 4);
-    }
-    return v;
-}
-
 /* The exclusive prefix of tile `tile` (> 0) from its predecessors' states,
  * run by one whole warp: each lane reads one predecessor, nearest first, and
  * the window moves back 32 tiles until it holds an inclusive prefix. (A
@@ -194,8 +176,15 @@ GS_DEV void gs_tile_combine(const gs_scan_args<Tr> &a, typename Tr::work_t *warp
  * blocks start in tile order, so a tile's predecessors are always running or
  * done. Data warp w owns a contiguous segment of VECS * 32 vectors; lane l
  * holds vector j * 32 + l of it for each j, so every load and store is a
- * coalesced 8- or 16-byte access straight from registers. Min and max work
- * in the element type, everything else in scan_t.
+ * coalesced 8- or 16-byte access. Min and max work in the element type,
+ * everything else in scan_t.
+ *
+ * The tile waits for its prefix in shared memory, not in registers: each
+ * thread copies its own vectors there asynchronously and reads back only
+ * those (so no barrier guards them). The registers then hold no copy of
+ * the tile, so no kernel spills to keep it and more blocks fit on a
+ * multiprocessor; it measured faster for every (type, op) than the tile
+ * held in registers (docs/PERFORMANCE.md).
  *
  * With look-back the block has one more warp, which holds no data: it
  * combines the warps' totals, publishes the tile's state and looks back, so
@@ -222,6 +211,7 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     constexpr int64_t TILE = WARPS * WARP_ITEMS;
     static_assert(WARPS <= 32, "one warp combines the warp totals");
     __shared__ W warp_vals[WARPS];   /* the warps' totals, then their starting values */
+    __shared__ LoadRaw staged_tile[TILE / VEC];
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (MODE == GS_TILE_LOOKBACK && warp == WARPS) {
@@ -237,43 +227,40 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     const int64_t first = tile * TILE + warp * WARP_ITEMS + lane * VEC - a.shift;
     const bool whole = a.vector_out && tile * TILE >= a.shift && (tile + 1) * TILE <= a.n + a.shift;
 
-    T x[VECS][VEC];
+    LoadRaw *const staged = staged_tile + warp * VECS * 32 + lane;   /* this lane's vector j = 0 */
     if (whole) {
 #pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            const LoadRaw raw = *reinterpret_cast<const LoadRaw *>(a.in + first + j * 32 * VEC);
-            memcpy(x[j], &raw, sizeof raw);
-        }
+        for (int j = 0; j < VECS; j++) gs_copy_async<sizeof(LoadRaw)>(staged + j * 32, a.in + first + j * 32 * VEC);
+        gs_copy_async_wait_all();
     } else {
         const T pad = static_cast<T>(identity);   /* every identity fits the element type */
 #pragma unroll
-        for (int j = 0; j < VECS; j++)
+        for (int j = 0; j < VECS; j++) {
+            T e[VEC];
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
                 const int64_t i = first + j * 32 * VEC + k;
-                x[j][k] = i >= 0 && i < a.n ? a.in[i] : pad;
+                e[k] = i >= 0 && i < a.n ? a.in[i] : pad;
             }
+            memcpy(staged + j * 32, e, sizeof e);
+        }
     }
-
-    /* The vectors' totals, and the warp's. Min and max of 8-byte elements
-     * form the vectors' totals again after the wait for the tile's prefix
-     * (a few compares), which frees their registers during it and halves
-     * those kernels' spills; everything else keeps them. */
-    constexpr bool KEEP_TOTALS = !(Tr::is_min_max && sizeof(T) == 8);
+    /* vector j of this lane */
+    const auto vector = [&](int j, T (&e)[VEC]) {
+        const LoadRaw raw = staged[j * 32];
+        memcpy(e, &raw, sizeof raw);
+    };
+    /* The vectors' totals, and the warp's. */
     W v[VECS];
     W t = identity;
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
-        v[j] = static_cast<W>(x[j][0]);
+        T e[VEC];
+        vector(j, e);
+        v[j] = static_cast<W>(e[0]);
 #pragma unroll
-        for (int k = 1; k < VEC; k++) v[j] = gs_combine<OP>(v[j], static_cast<W>(x[j][k]));
+        for (int k = 1; k < VEC; k++) v[j] = gs_combine<OP>(v[j], static_cast<W>(e[k]));
         t = gs_combine<OP>(t, v[j]);
-    }
-    if constexpr (!KEEP_TOTALS) {   /* else the compiler keeps v[] anyway */
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) x[j][k] = gs_opaque(x[j][k]);
     }
     t = gs_warp_reduce<OP>(t);
     if (lane == 0) warp_vals[warp] = t;
@@ -283,15 +270,6 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
         if constexpr (MODE == GS_TILE_REDUCE) return;
     }
     gs_block_barrier();
-
-    if constexpr (!KEEP_TOTALS) {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            v[j] = static_cast<W>(x[j][0]);
-#pragma unroll
-            for (int k = 1; k < VEC; k++) v[j] = gs_combine<OP>(v[j], static_cast<W>(x[j][k]));
-        }
-    }
 
     /* Scan the lanes' vector totals across the warp, all j at once. */
 #pragma unroll
@@ -307,20 +285,15 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     bool overflow = false;
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
-        /* Where W is wider than T, converting each vector again here is
-         * cheaper than keeping every element converted (the compiler would,
-         * at twice the registers): hide the earlier conversions from it. */
-        if constexpr (!std::is_same_v<T, W>) {
-#pragma unroll
-            for (int k = 0; k < VEC; k++) x[j][k] = gs_opaque(x[j][k]);
-        }
         const W lower_lanes = gs_shfl_up(v[j], 1);
         W running = lane == 0 ? segment : gs_combine<OP>(segment, lower_lanes);
         segment = gs_combine<OP>(segment, gs_shfl_idx(v[j], 31));
+        T in[VEC];
+        vector(j, in);
         O y[VEC];
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const W e = static_cast<W>(x[j][k]);
+            const W e = static_cast<W>(in[k]);
             const W next = gs_combine<OP>(running, e);
             if constexpr (Tr::is_int_sum) {
                 overflow |= Tr::is_signed

@@ -110,6 +110,32 @@ template <int BYTES> struct gs_raw_of;
 template <> struct gs_raw_of<8> { using type = uint2; };
 template <> struct gs_raw_of<16> { using type = uint4; };
 
+/* A copy from global to shared memory that runs while the thread goes on
+ * (cp.async, sm_80 and later; a plain load and store before), and the wait
+ * for all of the thread's copies. A thread sees its own copies after the
+ * wait; other threads' need a barrier too. */
+template <int BYTES> GS_DEV void gs_copy_async(void *dst_shared, const void *src_global)
+{
+#if __CUDA_ARCH__ >= 800
+    const unsigned dst = (unsigned)__cvta_generic_to_shared(dst_shared);
+    if constexpr (BYTES == 16)   /* .cg: past L1, which streamed data would only evict */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src_global) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(dst), "l"(src_global), "n"(BYTES)
+                     : "memory");
+#else
+    using Raw = typename gs_raw_of<BYTES>::type;
+    *static_cast<Raw *>(dst_shared) = *static_cast<const Raw *>(src_global);
+#endif
+}
+
+GS_DEV void gs_copy_async_wait_all()
+{
+#if __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+}
+
 template <class T> GS_DEV gs_vec<T> gs_load_vec_nc(const T *p)
 {
     const uint4 raw = __ldg(reinterpret_cast<const uint4 *>(p));
