@@ -426,8 +426,7 @@ GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
  * ulp in, or a quarter below a power of two (where the spacing halves). */
 GS_DEV bool gs_exact_decided(double away, double bound, double ulp, bool power_of_two)
 {
-    return __dadd_ru(away, bound) < 0.5 * ulp &&
-           __dadd_ru(bound, -away) < (power_of_two ? 0.25 : 0.5) * ulp;
+    return (__dadd_ru(away, bound) < 0.5 * ulp) & (__dadd_ru(bound, -away) < (power_of_two ? 0.25 : 0.5) * ulp);
 }
 
 /* RN(v) in f32 when the exact value lies within `bound` of v and that
@@ -440,7 +439,9 @@ GS_DEV float gs_exact_round_checked(double v, double bound, bool &ok)
     const int biased = (int)((fb >> 23) & 0xff);
     const double ulp = __longlong_as_double((int64_t)((biased ? biased : 1) - 150 + 1023) << 52);
     if (bound == 0.0) return v == 0.0 ? 0.0f : f;   /* v is the prefix: f is its rounding (+0 for 0) */
-    ok = ok && f != 0.0f && biased != 0xff && gs_exact_decided((fb >> 31) ? -d : d, bound, ulp, (fb & 0x7fffff) == 0);
+    /* every element checked without a branch (&, not &&): per element, the
+     * branches cost more than the arithmetic */
+    ok = ok & (f != 0.0f) & (biased != 0xff) & gs_exact_decided((fb >> 31) ? -d : d, bound, ulp, (fb & 0x7fffff) == 0);
     return f;
 }
 
@@ -454,7 +455,7 @@ GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
     const double ulp = biased ? __longlong_as_double((int64_t)(hb & 0x7ff0000000000000ull)) * 0x1p-52
                               : __longlong_as_double(1);
     if (bound == 0.0) return h == 0.0 ? 0.0 : h;   /* exact: h is the rounding of hi + lo */
-    ok = ok && h != 0.0 && biased != 0x7ff && gs_exact_decided((hb >> 63) ? -l : l, bound, ulp, (hb & 0xfffffffffffffull) == 0);
+    ok = ok & (h != 0.0) & (biased != 0x7ff) & gs_exact_decided((hb >> 63) ? -l : l, bound, ulp, (hb & 0xfffffffffffffull) == 0);
     return h;
 }
 
