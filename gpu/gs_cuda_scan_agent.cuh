@@ -231,7 +231,8 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     if (whole) {
 #pragma unroll
         for (int j = 0; j < VECS; j++) gs_copy_async<sizeof(LoadRaw)>(staged + j * 32, a.in + first + j * 32 * VEC);
-        gs_copy_async_wait_all();
+        gs_copy_async_commit();
+        gs_copy_async_wait<0>();
     } else {
         const T pad = static_cast<T>(identity);   /* every identity fits the element type */
 #pragma unroll
