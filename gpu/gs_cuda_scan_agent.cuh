@@ -108,6 +108,20 @@ template <int BLOCK_, int VECS_, int MINB_> struct gs_scan_shape {
     static constexpr int block = BLOCK_, vecs = VECS_, min_blocks = MINB_;
 };
 
+/* The blocks per multiprocessor a kernel of `threads` asks ptxas for: MINB,
+ * or as many as the target holds where that is fewer (sm_75 runs 1024
+ * threads per multiprocessor; ptxas ignores a larger request, with a
+ * warning). */
+template <class Shape> constexpr int gs_scan_min_blocks(int threads)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    return Shape::min_blocks * threads <= 1024 ? Shape::min_blocks : 1024 / threads;
+#else
+    (void)threads;
+    return Shape::min_blocks;
+#endif
+}
+
 template <class Tr> struct gs_scan_args {
     const typename Tr::in_t *in;
     typename Tr::out_t *out;
@@ -196,7 +210,8 @@ GS_DEV void gs_tile_combine(const gs_scan_args<Tr> &a, typename Tr::work_t *warp
  * the op's identity in place of missing elements.
  */
 template <class Tr, class Shape, int MODE>
-__global__ void __launch_bounds__(Shape::block + (MODE == GS_TILE_LOOKBACK) * 32, Shape::min_blocks)
+__global__ void __launch_bounds__(Shape::block + (MODE == GS_TILE_LOOKBACK) * 32,
+                                  gs_scan_min_blocks<Shape>(Shape::block + (MODE == GS_TILE_LOOKBACK) * 32))
 gs_scan_kernel(const gs_scan_args<Tr> a)
 {
     using T = typename Tr::in_t;
