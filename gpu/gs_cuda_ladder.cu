@@ -431,13 +431,15 @@ static gs_status ladder_reduce_then_scan(gs_cuda *g, gs_scan_kind kind, const vo
         return gs_cuda_fail_status(g, GS_ERR_ARG, "reduce-then-scan needs %zu bytes of scratch, not %zu",
                                    (size_t)tiles * sizeof(typename Tr::scan_t), work_bytes);
     args.sums = static_cast<typename Tr::scan_t *>(work);
-    gs_scan_kernel<Tr, Shape, GS_TILE_REDUCE><<<tiles, Shape::block, 0, g->stream>>>(args);
+    gs_scan_kernel<Tr, Shape, GS_TILE_REDUCE>
+        <<<tiles, gs_scan_threads<Shape, GS_TILE_REDUCE>(), 0, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the tile totals of a %s %s scan", gs_type_name(Tr::type),
                   gs_op_name(Tr::op));
     gs_scan_sums_kernel<Tr, 1024, 8><<<1, 1024, 0, g->stream>>>(args, tiles);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the scan of the tile totals of a %s %s scan",
                   gs_type_name(Tr::type), gs_op_name(Tr::op));
-    gs_scan_kernel<Tr, Shape, GS_TILE_PREFIXED><<<tiles, Shape::block, 0, g->stream>>>(args);
+    gs_scan_kernel<Tr, Shape, GS_TILE_PREFIXED>
+        <<<tiles, gs_scan_threads<Shape, GS_TILE_PREFIXED>(), 0, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the tiles of a %s %s scan", gs_type_name(Tr::type),
                   gs_op_name(Tr::op));
     return GS_OK;

@@ -30,7 +30,8 @@ static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, vo
     args.states = static_cast<gs_tile_state *>(g->d_tiles);
     args.epoch = ++g->scan_epoch;
     /* one more warp: the look-back's (see gs_scan_kernel) */
-    gs_scan_kernel<Tr, Shape, GS_TILE_LOOKBACK><<<tiles, Shape::block + 32, 0, g->stream>>>(args);
+    gs_scan_kernel<Tr, Shape, GS_TILE_LOOKBACK>
+        <<<tiles, gs_scan_threads<Shape, GS_TILE_LOOKBACK>(), 0, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the %s %s scan", gs_type_name(Tr::type),
                   gs_op_name(Tr::op));
     return GS_OK;

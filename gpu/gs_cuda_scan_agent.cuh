@@ -108,12 +108,18 @@ template <int BLOCK_, int VECS_, int MINB_> struct gs_scan_shape {
     static constexpr int block = BLOCK_, vecs = VECS_, min_blocks = MINB_;
 };
 
-/* The blocks per multiprocessor a kernel of `threads` asks ptxas for: MINB,
- * or as many as the target holds where that is fewer (sm_75 runs 1024
- * threads per multiprocessor; ptxas ignores a larger request, with a
- * warning). */
-template <class Shape> constexpr int gs_scan_min_blocks(int threads)
+/* A scan kernel's threads: the data warps, and with look-back one more. */
+template <class Shape, int MODE> constexpr int gs_scan_threads()
 {
+    return Shape::block + (MODE == GS_TILE_LOOKBACK) * 32;
+}
+
+/* The blocks per multiprocessor it asks ptxas for: MINB, or as many as the
+ * target holds where that is fewer (sm_75 runs 1024 threads per
+ * multiprocessor; ptxas ignores a larger request, with a warning). */
+template <class Shape, int MODE> constexpr int gs_scan_min_blocks()
+{
+    constexpr int threads = gs_scan_threads<Shape, MODE>();
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     return Shape::min_blocks * threads <= 1024 ? Shape::min_blocks : 1024 / threads;
 #else
@@ -210,8 +216,7 @@ GS_DEV void gs_tile_combine(const gs_scan_args<Tr> &a, typename Tr::work_t *warp
  * the op's identity in place of missing elements.
  */
 template <class Tr, class Shape, int MODE>
-__global__ void __launch_bounds__(Shape::block + (MODE == GS_TILE_LOOKBACK) * 32,
-                                  gs_scan_min_blocks<Shape>(Shape::block + (MODE == GS_TILE_LOOKBACK) * 32))
+__global__ void __launch_bounds__(gs_scan_threads<Shape, MODE>(), gs_scan_min_blocks<Shape, MODE>())
 gs_scan_kernel(const gs_scan_args<Tr> a)
 {
     using T = typename Tr::in_t;
@@ -245,9 +250,9 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     LoadRaw *const staged = staged_tile + warp * VECS * 32 + lane;   /* this lane's vector j = 0 */
     if (whole) {
 #pragma unroll
-        for (int j = 0; j < VECS; j++) gs_copy_async<sizeof(LoadRaw)>(staged + j * 32, a.in + first + j * 32 * VEC);
-        gs_copy_async_commit();
-        gs_copy_async_wait<0>();
+        for (int j = 0; j < VECS; j++)
+            gs_copy_async<sizeof(LoadRaw)>(staged + j * 32, a.in + first + j * 32 * VEC);
+        gs_copy_async_wait_all();
     } else {
         const T pad = static_cast<T>(identity);   /* every identity fits the element type */
 #pragma unroll

@@ -110,11 +110,11 @@ template <int BYTES> struct gs_raw_of;
 template <> struct gs_raw_of<8> { using type = uint2; };
 template <> struct gs_raw_of<16> { using type = uint4; };
 
-/* Copies from global to shared memory that run while the thread goes on
- * (cp.async, sm_80 and later; a plain load and store before): queue them,
- * close the group of those queued since the last, and wait until at most
- * PENDING of the thread's groups are still in flight. A thread sees its
- * own copies after the wait; other threads' need a barrier too. */
+/* A copy from global to shared memory that runs while the thread goes on
+ * (cp.async, sm_80 and later; a plain load and store before), and the wait
+ * for all of the thread's copies (the group of them closed, then waited
+ * for). A thread sees its own copies after the wait; other threads' need a
+ * barrier too. */
 template <int BYTES> GS_DEV void gs_copy_async(void *dst_shared, const void *src_global)
 {
 #if __CUDA_ARCH__ >= 800
@@ -130,17 +130,10 @@ template <int BYTES> GS_DEV void gs_copy_async(void *dst_shared, const void *src
 #endif
 }
 
-GS_DEV void gs_copy_async_commit()
+GS_DEV void gs_copy_async_wait_all()
 {
 #if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-
-template <int PENDING> GS_DEV void gs_copy_async_wait()
-{
-#if __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 #endif
 }
 
