@@ -87,7 +87,7 @@ gs_status gs_cuda_reserve(gs_cuda *g, void **buffer, size_t *capacity, size_t by
     return GS_OK;
 }
 
-gs_status gs_cuda_occupancy(gs_cuda *g, const void *kernel, int block, int *blocks_per_sm)
+gs_status gs_cuda_occupancy(gs_cuda *g, const void *kernel, int block, int smem, int *blocks_per_sm)
 {
     int slot = 0;
     for (; slot < GS_CUDA_OCCUPANCY_SLOTS && g->occupancy[slot].kernel; slot++) {
@@ -96,11 +96,15 @@ gs_status gs_cuda_occupancy(gs_cuda *g, const void *kernel, int block, int *bloc
             return GS_OK;
         }
     }
-    GS_CUDA_CHECK(g, cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, 0),
-                  "occupancy of a kernel of %d threads", block);
+    if (smem > 48 * 1024)
+        GS_CUDA_CHECK(g, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+                      "asking for %d bytes of shared memory for a kernel of %d threads", smem, block);
+    GS_CUDA_CHECK(g, cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_sm, kernel, block, (size_t)smem),
+                  "occupancy of a kernel of %d threads and %d bytes of shared memory", block, smem);
     if (*blocks_per_sm < 1)
-        return gs_cuda_fail_status(g, GS_ERR_CUDA, "a kernel of %d threads does not fit on device %d",
-                                   block, g->device);
+        return gs_cuda_fail_status(g, GS_ERR_CUDA,
+                                   "a kernel of %d threads and %d bytes of shared memory does not fit on device %d",
+                                   block, smem, g->device);
     if (slot < GS_CUDA_OCCUPANCY_SLOTS) {
         g->occupancy[slot].kernel = kernel;
         g->occupancy[slot].blocks_per_sm = *blocks_per_sm;

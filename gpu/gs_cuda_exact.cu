@@ -33,7 +33,7 @@ static gs_status check_exact(gs_cuda *g, const char *what, gs_type type, const v
 static gs_status resident_blocks(gs_cuda *g, const void *kernel, int block, int64_t *blocks)
 {
     int per_sm = 0;
-    GS_CUDA_PASS(gs_cuda_occupancy(g, kernel, block, &per_sm));
+    GS_CUDA_PASS(gs_cuda_occupancy(g, kernel, block, 0, &per_sm));
     *blocks = (int64_t)g->sm_count * (per_sm > 0 ? per_sm : 1);
     return GS_OK;
 }

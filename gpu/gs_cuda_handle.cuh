@@ -23,8 +23,10 @@ struct gs_cuda_scalars {
     unsigned int blocks_done; /* reduction blocks finished; the last resets it */
 };
 
-/* Kernels whose resident blocks per multiprocessor a handle remembers. */
-#define GS_CUDA_OCCUPANCY_SLOTS 64
+/* Kernels whose resident blocks per multiprocessor a handle remembers:
+ * more than the library has (type x op x kernel); a kernel past them is
+ * only asked again at each launch. */
+#define GS_CUDA_OCCUPANCY_SLOTS 256
 
 struct gs_cuda {
     int device;
@@ -79,9 +81,12 @@ gs_status gs_cuda_enter(gs_cuda *g);
 /* Grow a scratch buffer to at least `bytes`, zeroed when (re)allocated. */
 gs_status gs_cuda_reserve(gs_cuda *g, void **buffer, size_t *capacity, size_t bytes,
                           const char *what);
-/* Resident blocks per multiprocessor of `kernel` with `block` threads,
- * worked out once per handle and kernel. */
-gs_status gs_cuda_occupancy(gs_cuda *g, const void *kernel, int block, int *blocks_per_sm);
+/* Resident blocks per multiprocessor of `kernel` with `block` threads and
+ * `smem` bytes of dynamic shared memory (the same for every launch of that
+ * kernel), worked out once per handle and kernel. Past the default 48 KiB,
+ * that first call also lets the kernel have `smem` bytes, which every
+ * launch of it needs. */
+gs_status gs_cuda_occupancy(gs_cuda *g, const void *kernel, int block, int smem, int *blocks_per_sm);
 /* Copy the scalars back to g->h_scalars and wait for the stream. */
 gs_status gs_cuda_fetch_scalars(gs_cuda *g);
 /* GS_ERR_ARG unless (type, op) is valid, n >= 0 and `data` (n elements of

@@ -141,7 +141,7 @@ static gs_status ladder_reduce_blocks(gs_cuda *g, int64_t n, int64_t *blocks)
     if (ALGO == GS_ALGO_GRID_STRIDE) {
         int per_sm;
         GS_CUDA_PASS(gs_cuda_occupancy(g, (const void *)gs_ladder_reduce_kernel<Tr, ALGO, GS_LADDER_BLOCK>,
-                                       GS_LADDER_BLOCK, &per_sm));
+                                       GS_LADDER_BLOCK, 0, &per_sm));
         const int64_t resident = (int64_t)g->sm_count * per_sm;
         if (*blocks > resident) *blocks = resident;
     }
@@ -431,18 +431,11 @@ static gs_status ladder_reduce_then_scan(gs_cuda *g, gs_scan_kind kind, const vo
         return gs_cuda_fail_status(g, GS_ERR_ARG, "reduce-then-scan needs %zu bytes of scratch, not %zu",
                                    (size_t)tiles * sizeof(typename Tr::scan_t), work_bytes);
     args.sums = static_cast<typename Tr::scan_t *>(work);
-    gs_scan_kernel<Tr, Shape, GS_TILE_REDUCE>
-        <<<tiles, gs_scan_threads<Shape, GS_TILE_REDUCE>(), 0, g->stream>>>(args);
-    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the tile totals of a %s %s scan", gs_type_name(Tr::type),
-                  gs_op_name(Tr::op));
+    GS_CUDA_PASS((gs_scan_launch<Tr, Shape, GS_TILE_REDUCE>(g, tiles, args, "tile totals")));
     gs_scan_sums_kernel<Tr, 1024, 8><<<1, 1024, 0, g->stream>>>(args, tiles);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the scan of the tile totals of a %s %s scan",
                   gs_type_name(Tr::type), gs_op_name(Tr::op));
-    gs_scan_kernel<Tr, Shape, GS_TILE_PREFIXED>
-        <<<tiles, gs_scan_threads<Shape, GS_TILE_PREFIXED>(), 0, g->stream>>>(args);
-    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the tiles of a %s %s scan", gs_type_name(Tr::type),
-                  gs_op_name(Tr::op));
-    return GS_OK;
+    return gs_scan_launch<Tr, Shape, GS_TILE_PREFIXED>(g, tiles, args, "tiles");
 }
 
 template <class Tr> static size_t ladder_reduce_then_scan_bytes(int64_t n)

@@ -26,11 +26,14 @@
 #define GS_REDUCE_BLOCK 256
 #define GS_REDUCE_UNROLL 8
 
-/* The default scan's shape, every (type, op): 256 data threads of 8 vectors
- * (32 KiB of input per tile for 4-byte elements without widening), four
- * blocks per multiprocessor. Timings: docs/PERFORMANCE.md. */
+/* The default scan's shapes, every (type, op): 256 data threads of 12
+ * vectors (48 KiB of input per tile for 4-byte elements without widening),
+ * four blocks per multiprocessor; and for scans whose `shape` tiles would
+ * not fill every block slot of the GPU once, smaller tiles of 8 vectors
+ * (more tiles in flight). Timings: docs/PERFORMANCE.md. */
 template <class Tr> struct gs_scan_tuning {
-    using shape = gs_scan_shape<256, 8, 4>;
+    using shape = gs_scan_shape<256, 12, 4>;
+    using small_shape = gs_scan_shape<256, 8, 4>;
 };
 
 /* ---- launches -------------------------------------------------------------------- */
@@ -50,7 +53,7 @@ gs_status gs_reduce_launch(gs_cuda *g, const In *in, int64_t n, gs_acc *result, 
     const int64_t head = misaligned == 0 ? 0 : (VEC - misaligned < n ? VEC - misaligned : n);
 
     int blocks_per_sm;
-    GS_CUDA_PASS(gs_cuda_occupancy(g, (const void *)kernel, BLOCK, &blocks_per_sm));
+    GS_CUDA_PASS(gs_cuda_occupancy(g, (const void *)kernel, BLOCK, 0, &blocks_per_sm));
     /* no more blocks than there are vectors to share out */
     const int64_t per_block = (int64_t)BLOCK * UNROLL * VEC;
     const int64_t wanted = (n + per_block - 1) / per_block;
@@ -92,6 +95,28 @@ gs_status gs_scan_setup(gs_cuda *g, gs_scan_kind kind, const void *d_in, void *d
         return gs_cuda_fail_status(g, GS_ERR_ARG, "a scan of %lld elements needs too many tiles",
                                    (long long)n);
     *tiles = (unsigned)count;
+    return GS_OK;
+}
+
+/* Resident blocks per multiprocessor of the MODE scan kernel of Shape
+ * (which also readies its shared memory for launches: gs_cuda_occupancy). */
+template <class Tr, class Shape, int MODE> gs_status gs_scan_occupancy(gs_cuda *g, int *blocks_per_sm)
+{
+    return gs_cuda_occupancy(g, (const void *)gs_scan_kernel<Tr, Shape, MODE>, gs_scan_threads<Shape, MODE>(),
+                             gs_scan_smem_bytes<Tr, Shape>(), blocks_per_sm);
+}
+
+/* Launch the MODE scan kernel of Shape over `tiles` tiles on the compute
+ * stream; `what` names the pass in an error. */
+template <class Tr, class Shape, int MODE>
+gs_status gs_scan_launch(gs_cuda *g, unsigned tiles, const gs_scan_args<Tr> &args, const char *what)
+{
+    int blocks_per_sm;
+    GS_CUDA_PASS((gs_scan_occupancy<Tr, Shape, MODE>(g, &blocks_per_sm)));
+    gs_scan_kernel<Tr, Shape, MODE>
+        <<<tiles, gs_scan_threads<Shape, MODE>(), gs_scan_smem_bytes<Tr, Shape>(), g->stream>>>(args);
+    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the %s of a %s %s scan", what, gs_type_name(Tr::type),
+                  gs_op_name(Tr::op));
     return GS_OK;
 }
 

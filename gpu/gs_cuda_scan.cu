@@ -29,12 +29,7 @@ static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, vo
                                  "scan tile states"));
     args.states = static_cast<gs_tile_state *>(g->d_tiles);
     args.epoch = ++g->scan_epoch;
-    /* one more warp: the look-back's (see gs_scan_kernel) */
-    gs_scan_kernel<Tr, Shape, GS_TILE_LOOKBACK>
-        <<<tiles, gs_scan_threads<Shape, GS_TILE_LOOKBACK>(), 0, g->stream>>>(args);
-    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the %s %s scan", gs_type_name(Tr::type),
-                  gs_op_name(Tr::op));
-    return GS_OK;
+    return gs_scan_launch<Tr, Shape, GS_TILE_LOOKBACK>(g, tiles, args, "single pass");
 }
 
 gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
@@ -43,7 +38,17 @@ gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
     GS_CUDA_PASS(gs_cuda_enter(g));
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
-        return scan_launch<Tr, typename gs_scan_tuning<Tr>::shape>(g, kind, d_in, d_out, n, io);
+        using Large = typename gs_scan_tuning<Tr>::shape;
+        constexpr int MODE = GS_TILE_LOOKBACK;
+        /* the large tiles where there are enough of them to fill every
+         * block slot of the GPU once; fewer, smaller ones leave no
+         * multiprocessor idle */
+        constexpr int64_t TILE = (int64_t)Large::block * Large::vecs * Tr::scan_vec;
+        int per_sm;
+        GS_CUDA_PASS((gs_scan_occupancy<Tr, Large, MODE>(g, &per_sm)));
+        if ((n + TILE - 1) / TILE >= (int64_t)g->sm_count * per_sm)
+            return scan_launch<Tr, Large>(g, kind, d_in, d_out, n, io);
+        return scan_launch<Tr, typename gs_scan_tuning<Tr>::small_shape>(g, kind, d_in, d_out, n, io);
     });
 }
 

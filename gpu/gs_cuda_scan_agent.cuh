@@ -114,6 +114,18 @@ template <class Shape, int MODE> constexpr int gs_scan_threads()
     return Shape::block + (MODE == GS_TILE_LOOKBACK) * 32;
 }
 
+/* A scan kernel's shared memory, all of it dynamic (past 48 KiB a kernel
+ * must ask for it: gs_scan_occupancy does): the staged tile, one raw vector of the
+ * input per data thread and vector, then one work_t per data warp. */
+template <class Tr, class Shape> GS_HD_CONST int gs_scan_tile_bytes()
+{
+    return Shape::block * Shape::vecs * Tr::scan_vec * (int)sizeof(typename Tr::in_t);
+}
+template <class Tr, class Shape> GS_HD_CONST int gs_scan_smem_bytes()
+{
+    return gs_scan_tile_bytes<Tr, Shape>() + Shape::block / 32 * (int)sizeof(typename Tr::work_t);
+}
+
 /* The blocks per multiprocessor it asks ptxas for: MINB, or as many as the
  * target holds where that is fewer (sm_75 runs 1024 threads per
  * multiprocessor; ptxas ignores a larger request, with a warning). */
@@ -202,9 +214,10 @@ GS_DEV void gs_tile_combine(const gs_scan_args<Tr> &a, typename Tr::work_t *warp
  * The tile waits for its prefix in shared memory, not in registers: each
  * thread copies its own vectors there asynchronously and reads back only
  * those (so no barrier guards them). The registers then hold no copy of
- * the tile, so no kernel spills to keep it and more blocks fit on a
- * multiprocessor; it measured faster for every (type, op) than the tile
- * held in registers (docs/PERFORMANCE.md).
+ * the tile, and not its vectors' totals either (each is summed again from
+ * shared memory once the prefix is known), so no kernel spills, large
+ * tiles fit and more blocks fit on a multiprocessor; both measured faster
+ * for every (type, op) at 2^24 elements and more (docs/PERFORMANCE.md).
  *
  * With look-back the block has one more warp, which holds no data: it
  * combines the warps' totals, publishes the tile's state and looks back, so
@@ -230,8 +243,11 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     constexpr int64_t WARP_ITEMS = VECS * 32 * VEC;
     constexpr int64_t TILE = WARPS * WARP_ITEMS;
     static_assert(WARPS <= 32, "one warp combines the warp totals");
-    __shared__ W warp_vals[WARPS];   /* the warps' totals, then their starting values */
-    __shared__ LoadRaw staged_tile[TILE / VEC];
+    /* gs_scan_smem_bytes<Tr, Shape>() */
+    extern __shared__ __align__(16) unsigned char gs_scan_smem[];
+    LoadRaw *const staged_tile = reinterpret_cast<LoadRaw *>(gs_scan_smem);
+    /* the warps' totals, then their starting values */
+    W *const warp_vals = reinterpret_cast<W *>(gs_scan_smem + gs_scan_tile_bytes<Tr, Shape>());
 
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     if (MODE == GS_TILE_LOOKBACK && warp == WARPS) {
@@ -271,18 +287,19 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
         const LoadRaw raw = staged[j * 32];
         memcpy(e, &raw, sizeof raw);
     };
-    /* The vectors' totals, and the warp's. */
-    W v[VECS];
-    W t = identity;
-#pragma unroll
-    for (int j = 0; j < VECS; j++) {
+    /* vector j's total */
+    const auto vector_total = [&](int j) {
         T e[VEC];
         vector(j, e);
-        v[j] = static_cast<W>(e[0]);
+        W v = static_cast<W>(e[0]);
 #pragma unroll
-        for (int k = 1; k < VEC; k++) v[j] = gs_combine<OP>(v[j], static_cast<W>(e[k]));
-        t = gs_combine<OP>(t, v[j]);
-    }
+        for (int k = 1; k < VEC; k++) v = gs_combine<OP>(v, static_cast<W>(e[k]));
+        return v;
+    };
+    /* The warp's total. */
+    W t = identity;
+#pragma unroll
+    for (int j = 0; j < VECS; j++) t = gs_combine<OP>(t, vector_total(j));
     t = gs_warp_reduce<OP>(t);
     if (lane == 0) warp_vals[warp] = t;
     gs_block_barrier();
@@ -292,23 +309,18 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     }
     gs_block_barrier();
 
-    /* Scan the lanes' vector totals across the warp, all j at once. */
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2)
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            const W up = gs_shfl_up(v[j], d);
-            if (lane >= d) v[j] = gs_combine<OP>(up, v[j]);
-        }
-    /* Each lane scans its own vectors serially from their prefixes; each
-     * output is checked for overflow where it is formed. */
+    /* Vector by vector: its totals scanned across the warp (summed again
+     * from shared memory rather than kept in registers from above), then
+     * each lane's elements serially from their prefix; each output is
+     * checked for overflow where it is formed. */
     W segment = warp_vals[warp];
     bool overflow = false;
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
-        const W lower_lanes = gs_shfl_up(v[j], 1);
+        const W lanes = gs_warp_scan<OP>(vector_total(j));
+        const W lower_lanes = gs_shfl_up(lanes, 1);
         W running = lane == 0 ? segment : gs_combine<OP>(segment, lower_lanes);
-        segment = gs_combine<OP>(segment, gs_shfl_idx(v[j], 31));
+        segment = gs_combine<OP>(segment, gs_shfl_idx(lanes, 31));
         T in[VEC];
         vector(j, in);
         O y[VEC];
