@@ -309,43 +309,59 @@ gs_scan_kernel(const gs_scan_args<Tr> a)
     }
     gs_block_barrier();
 
-    /* Vector by vector: its totals scanned across the warp (summed again
-     * from shared memory rather than kept in registers from above), then
-     * each lane's elements serially from their prefix; each output is
-     * checked for overflow where it is formed. */
+    /* A few vectors at a time (four of a 4-byte work type, two of an 8-byte
+     * one: more would spill): their totals (summed again from shared
+     * memory rather than kept in registers from above) scanned across the
+     * warp together, then each lane's elements serially from their prefix;
+     * each output is checked for overflow where it is formed. */
+    constexpr int GROUP = sizeof(W) == 4 ? 4 : 2;
+    static_assert(VECS % GROUP == 0, "whole groups of vectors");
     W segment = warp_vals[warp];
     bool overflow = false;
 #pragma unroll
-    for (int j = 0; j < VECS; j++) {
-        const W lanes = gs_warp_scan<OP>(vector_total(j));
-        const W lower_lanes = gs_shfl_up(lanes, 1);
-        W running = lane == 0 ? segment : gs_combine<OP>(segment, lower_lanes);
-        segment = gs_combine<OP>(segment, gs_shfl_idx(lanes, 31));
-        T in[VEC];
-        vector(j, in);
-        O y[VEC];
+    for (int g = 0; g < VECS; g += GROUP) {
+        W lanes[GROUP];
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const W e = static_cast<W>(in[k]);
-            const W next = gs_combine<OP>(running, e);
-            if constexpr (Tr::is_int_sum) {
-                overflow |= Tr::is_signed
-                                ? gs_add_i64_overflows((int64_t)running, (int64_t)e, (int64_t)next)
-                                : gs_add_u64_overflows(running, next);
+        for (int i = 0; i < GROUP; i++) lanes[i] = vector_total(g + i);
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+            for (int i = 0; i < GROUP; i++) {
+                const W up = gs_shfl_up(lanes[i], d);
+                if (lane >= d) lanes[i] = gs_combine<OP>(up, lanes[i]);
             }
-            y[k] = static_cast<O>(a.exclusive ? running : next);
-            running = next;
-        }
-        O *dst = a.out + first + j * 32 * VEC;
-        if (whole) {
-            StoreRaw raw;
-            memcpy(&raw, y, sizeof raw);
-            *reinterpret_cast<StoreRaw *>(dst) = raw;
-        } else {
+#pragma unroll
+        for (int i = 0; i < GROUP; i++) {
+            const int j = g + i;
+            const W lower_lanes = gs_shfl_up(lanes[i], 1);
+            W running = lane == 0 ? segment : gs_combine<OP>(segment, lower_lanes);
+            segment = gs_combine<OP>(segment, gs_shfl_idx(lanes[i], 31));
+            T in[VEC];
+            vector(j, in);
+            O y[VEC];
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                const int64_t i = first + j * 32 * VEC + k;
-                if (i >= 0 && i < a.n) dst[k] = y[k];
+                const W e = static_cast<W>(in[k]);
+                const W next = gs_combine<OP>(running, e);
+                if constexpr (Tr::is_int_sum) {
+                    overflow |= Tr::is_signed
+                                    ? gs_add_i64_overflows((int64_t)running, (int64_t)e, (int64_t)next)
+                                    : gs_add_u64_overflows(running, next);
+                }
+                y[k] = static_cast<O>(a.exclusive ? running : next);
+                running = next;
+            }
+            O *dst = a.out + first + j * 32 * VEC;
+            if (whole) {
+                StoreRaw raw;
+                memcpy(&raw, y, sizeof raw);
+                *reinterpret_cast<StoreRaw *>(dst) = raw;
+            } else {
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const int64_t i = first + j * 32 * VEC + k;
+                    if (i >= 0 && i < a.n) dst[k] = y[k];
+                }
             }
         }
     }
