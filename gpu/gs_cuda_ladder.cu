@@ -441,7 +441,7 @@ static gs_status ladder_reduce_then_scan(gs_cuda *g, gs_scan_kind kind, const vo
 template <class Tr> static size_t ladder_reduce_then_scan_bytes(int64_t n)
 {
     using Shape = typename gs_scan_tuning<Tr>::shape;
-    constexpr int64_t TILE = (int64_t)Shape::block * Shape::vecs * Tr::scan_vec;
+    constexpr int64_t TILE = gs_scan_tile_items<Tr, Shape>();
     return (size_t)((n + Tr::scan_vec + TILE - 1) / TILE) * sizeof(typename Tr::scan_t);
 }
 

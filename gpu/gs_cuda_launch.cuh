@@ -78,7 +78,7 @@ gs_status gs_scan_setup(gs_cuda *g, gs_scan_kind kind, const void *d_in, void *d
     using T = typename Tr::in_t;
     using O = typename Tr::out_t;
     constexpr int VEC = Tr::scan_vec;
-    constexpr int64_t TILE = (int64_t)Shape::block * Shape::vecs * VEC;
+    constexpr int64_t TILE = gs_scan_tile_items<Tr, Shape>();
     memset(args, 0, sizeof *args);
     args->in = static_cast<const T *>(d_in);
     args->out = static_cast<O *>(d_out);
@@ -111,7 +111,7 @@ template <class Tr, class Shape, int MODE> gs_status gs_scan_occupancy(gs_cuda *
 template <class Tr, class Shape, int MODE>
 gs_status gs_scan_launch(gs_cuda *g, unsigned tiles, const gs_scan_args<Tr> &args, const char *what)
 {
-    int blocks_per_sm;
+    int blocks_per_sm;   /* not needed: the call readies the kernel */
     GS_CUDA_PASS((gs_scan_occupancy<Tr, Shape, MODE>(g, &blocks_per_sm)));
     gs_scan_kernel<Tr, Shape, MODE>
         <<<tiles, gs_scan_threads<Shape, MODE>(), gs_scan_smem_bytes<Tr, Shape>(), g->stream>>>(args);

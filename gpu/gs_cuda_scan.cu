@@ -43,7 +43,7 @@ gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
         /* the large tiles where there are enough of them to fill every
          * block slot of the GPU once; fewer, smaller ones leave no
          * multiprocessor idle */
-        constexpr int64_t TILE = (int64_t)Large::block * Large::vecs * Tr::scan_vec;
+        constexpr int64_t TILE = gs_scan_tile_items<Tr, Large>();
         int per_sm;
         GS_CUDA_PASS((gs_scan_occupancy<Tr, Large, MODE>(g, &per_sm)));
         if ((n + TILE - 1) / TILE >= (int64_t)g->sm_count * per_sm)

@@ -114,12 +114,19 @@ template <class Shape, int MODE> constexpr int gs_scan_threads()
     return Shape::block + (MODE == GS_TILE_LOOKBACK) * 32;
 }
 
+/* The elements of a Tr scan tile of Shape. */
+template <class Tr, class Shape> GS_HD_CONST int gs_scan_tile_items()
+{
+    return Shape::block * Shape::vecs * Tr::scan_vec;
+}
+
 /* A scan kernel's shared memory, all of it dynamic (past 48 KiB a kernel
- * must ask for it: gs_scan_occupancy does): the staged tile, one raw vector of the
- * input per data thread and vector, then one work_t per data warp. */
+ * must ask for it: gs_scan_occupancy does): the staged tile, one raw
+ * vector of the input per data thread and vector, then one work_t per data
+ * warp. */
 template <class Tr, class Shape> GS_HD_CONST int gs_scan_tile_bytes()
 {
-    return Shape::block * Shape::vecs * Tr::scan_vec * (int)sizeof(typename Tr::in_t);
+    return gs_scan_tile_items<Tr, Shape>() * (int)sizeof(typename Tr::in_t);
 }
 template <class Tr, class Shape> GS_HD_CONST int gs_scan_smem_bytes()
 {
