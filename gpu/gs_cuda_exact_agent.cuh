@@ -235,12 +235,22 @@ GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact
 
 /* ---- the summing kernel: reductions and pass 1 of the scan ------------------- */
 
+/* The summing kernel's blocks per multiprocessor, which caps its registers:
+ * its threads' sums are chains of dependent additions, so it needs warps to
+ * hide them. Left to itself ptxas takes 86 (f32) and 114 (f64) registers,
+ * two blocks; four (f32, 64 registers) and three (f64, 80) measured faster
+ * although ptxas then spills 256-276 bytes (docs/PERFORMANCE.md). */
+template <class T> constexpr int gs_exact_sum_min_blocks()
+{
+    return sizeof(T) == 4 ? 4 : 3;
+}
+
 /* Block b sums in[b * per_block, min(n, (b + 1) * per_block)). With `tiles`
  * the sum becomes tiles[b]; else it is added to *acc, and the last block to
  * finish (the threadfence pattern of gs_reduce_kernel) normalizes *acc.
  * per_block is a multiple of the vector length, so blocks stay aligned. */
 template <class T>
-__global__ void __launch_bounds__(GS_EXACT_BLOCK)
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_sum_min_blocks<T>())
 gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, gs_exact *acc,
                     gs_cuda_scalars *scalars)
 {
