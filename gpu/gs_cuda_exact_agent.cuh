@@ -239,7 +239,8 @@ GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact
  * its threads' sums are chains of dependent additions, so it needs warps to
  * hide them. Left to itself ptxas takes 86 (f32) and 114 (f64) registers,
  * two blocks; four (f32, 64 registers) and three (f64, 80) measured faster
- * although ptxas then spills 256-276 bytes (docs/PERFORMANCE.md). */
+ * on an H200 although ptxas then spills 256-276 bytes (f64 is 3% slower on
+ * an H100; both stay past 0.9 of the plain sum: docs/PERFORMANCE.md). */
 template <class T> constexpr int gs_exact_sum_min_blocks()
 {
     return sizeof(T) == 4 ? 4 : 3;
