@@ -572,12 +572,13 @@ enum exact_data {
     EXACT_NORMAL,        /* mean 0, deviation 1 (Box-Muller) */
     EXACT_FULL_RANGE,    /* every finite exponent, random signs */
     EXACT_CANCEL,        /* huge values that cancel, hiding small ones */
+    EXACT_NEAR_TIES,     /* prefixes at and next to rounding ties, a few per 4096 */
     EXACT_SUBNORMAL,     /* subnormals and the least normals, random signs */
     EXACT_SPECIAL,       /* normal data with NaN, +inf and -inf sprinkled in */
     EXACT_DATA_COUNT
 };
 static const char *const exact_data_name[] = {"uniform", "normal", "full range", "cancellation",
-                                               "subnormals", "specials"};
+                                               "near ties", "subnormals", "specials"};
 
 static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_rng *r)
 {
@@ -602,6 +603,24 @@ static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_
         if (i % 3 == 1) return ldexp(gs_test_rng_unit(r), -(int)gs_test_rng_below(r, 60));
         return 0;   /* replaced by the caller: minus element i - 2 */
     }
+    case EXACT_NEAR_TIES: {
+        /* from B = 2^P + 1/4, pairs +a, -a of small integers keep every
+         * prefix a value of the type; every 4096 elements m, e, -e, -m
+         * (m half an ulp of 2^P, e far below the fast path's grid or its
+         * double-double's reach) make prefixes that are ties and ties
+         * nudged by e: the outputs the fast path cannot decide, a few per
+         * sub-tile, and the rounding of each depends on e */
+        const int p = f32 ? 20 : 40;
+        const double m = ldexp(1.0, p - digits), e = ldexp(1.0, f32 ? p - 55 : p - 110);
+        if (i == 0) return ldexp(1.0, p) + 0.25;
+        switch (i % 4096) {
+        case 1: return m;
+        case 2: return e;
+        case 3: return -e;
+        case 4: return -m;
+        }
+        return i % 2 ? (double)(1 + gs_test_rng_below(r, 3)) : 0;   /* 0: replaced by the caller */
+    }
     case EXACT_SUBNORMAL:
         return sign * ldexp((double)gs_test_rng_below(r, (uint64_t)1 << digits), min_exp);
     default: {
@@ -614,6 +633,11 @@ static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_
     }
 }
 
+static double elem_at(gs_type type, const void *buf, int64_t i)
+{
+    return type == GS_F32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
+}
+
 static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
 {
     void *in = gs_test_alloc_or_fail((size_t)(n ? n : 1) * gs_type_size(type));
@@ -623,14 +647,11 @@ static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
             v = type == GS_F32 ? -(double)((float *)in)[i - 2] : -((double *)in)[i - 2];
             if (gs_test_rng_below(r, 4) == 0) v *= 0.5;   /* some do not cancel */
         }
+        if (data == EXACT_NEAR_TIES && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4))
+            v = -elem_at(type, in, i - 1);
         gs_test_set_float(type, in, i, v);
     }
     return in;
-}
-
-static double elem_at(gs_type type, const void *buf, int64_t i)
-{
-    return type == GS_F32 ? (double)((const float *)buf)[i] : ((const double *)buf)[i];
 }
 
 /* 1 when a and b have the same bits in `type` (NaNs: any NaN). */
@@ -792,7 +813,7 @@ static void test_exact_chain_in_place(void)
 {
     const gs_type types[] = {GS_F32, GS_F64};
     for (int t = 0; t < 2; t++)
-        for (int data = EXACT_NORMAL; data <= EXACT_CANCEL; data++) {
+        for (int data = EXACT_NORMAL; data <= EXACT_NEAR_TIES; data++) {
             const gs_type type = types[t];
             const int64_t n = capped(300007);
             const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
