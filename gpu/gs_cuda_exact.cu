@@ -66,12 +66,12 @@ template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_
     return GS_OK;
 }
 
-template <class T, bool IN_PLACE>
+template <class T>
 static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, int64_t n, gs_exact *carry)
 {
     using X = gs_exact_scan_traits<T>;
     constexpr int64_t SUB = (int64_t)GS_EXACT_BLOCK * X::vecs * X::vec;
-    const auto pass3 = gs_exact_scan_kernel<T, IN_PLACE>;
+    const auto pass3 = gs_exact_scan_kernel<T>;
     int64_t resident;
     GS_CUDA_PASS(resident_blocks(g, (const void *)pass3, GS_EXACT_BLOCK, &resident));
     int64_t tiles_wanted = resident * GS_EXACT_TILES_PER_SLOT;
@@ -124,17 +124,7 @@ gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, 
         return gs_cuda_fail_status(g, GS_ERR_ARG, "%s: invalid scan kind %d", what, (int)kind);
     if (n == 0) return GS_OK;   /* the carry passes through */
     GS_CUDA_PASS(gs_cuda_enter(g));
-    const size_t bytes = (size_t)n * gs_type_size(type);
-    const uintptr_t i = (uintptr_t)d_in, o = (uintptr_t)d_out;
-    const bool overlap = i < o + bytes && o < i + bytes;
-    if (type == GS_F32) {
-        const float *in = static_cast<const float *>(d_in);
-        float *out = static_cast<float *>(d_out);
-        return overlap ? scan_exact<float, true>(g, kind, in, out, n, d_carry)
-                       : scan_exact<float, false>(g, kind, in, out, n, d_carry);
-    }
-    const double *in = static_cast<const double *>(d_in);
-    double *out = static_cast<double *>(d_out);
-    return overlap ? scan_exact<double, true>(g, kind, in, out, n, d_carry)
-                   : scan_exact<double, false>(g, kind, in, out, n, d_carry);
+    if (type == GS_F32)
+        return scan_exact(g, kind, static_cast<const float *>(d_in), static_cast<float *>(d_out), n, d_carry);
+    return scan_exact(g, kind, static_cast<const double *>(d_in), static_cast<double *>(d_out), n, d_carry);
 }

@@ -18,11 +18,14 @@
  *                           or double-double (f64) with a bound on its error;
  *                           an element whose approximation is farther than
  *                           the bound from every rounding boundary rounds
- *                           exactly as the exact prefix does. A sub-tile with
- *                           any element too close (or a special value, an
- *                           overflow, an exact zero) is redone exactly:
- *                           each thread walks a run of elements with a
- *                           normalized gs_exact and rounds every prefix.
+ *                           exactly as the exact prefix does. Up to
+ *                           GS_EXACT_FIXES outputs too close (or zero) are
+ *                           rounded one by one from the exact carry, which
+ *                           the fast path keeps up to date; a sub-tile with
+ *                           more (or a special value, an overflow) takes the
+ *                           exact path: each thread walks a run of elements
+ *                           with a normalized gs_exact and rounds every
+ *                           prefix.
  *
  * The launches live in gs_cuda_exact.cu.
  */
@@ -201,22 +204,10 @@ GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expa
     for (int64_t i = scalar_from + tid; i < end; i += GS_EXACT_BLOCK) ex.add((double)in[i], digit, special);
 }
 
-/* The block's exact sum of in[begin, end) (and of what the threads' `from`
- * expansions and b's digits already hold) into b->sum, normalized, with its
- * specials; every thread calls it after gs_exact_block_clear, and b->sum is
- * ready for all after it returns. */
-template <class T>
-GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact_block_state *b,
-                               const gs_expansion<sizeof(T) == 4> *from = nullptr)
+/* The block's digits (and specials) into b->sum, normalized; every thread
+ * calls it, and b->sum is ready for all after it returns. */
+GS_DEV void gs_exact_block_total(gs_exact_block_state *b)
 {
-    constexpr bool F32 = sizeof(T) == 4;
-    const int warp = threadIdx.x / 32;
-    unsigned long long *digit = b->warp_digit[warp];
-    gs_expansion<F32> ex;
-    if (from) ex = *from;
-    gs_exact_thread_sum<T, F32>(in, begin, end, ex, digit, &b->special);
-    gs_exact_flush(digit, &b->special, ex.hi);
-    gs_exact_flush(digit, &b->special, ex.lo);
     __syncthreads();
     /* warps' digits stay below 2^62 in magnitude (a launch gives a block
      * fewer than 2^27 elements): their sum fits */
@@ -231,6 +222,19 @@ GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact
         gs_exact_normalize(&b->sum);
     }
     __syncthreads();
+}
+
+/* The block's exact sum of in[begin, end) into b->sum, normalized, with
+ * its specials; every thread calls it after gs_exact_block_clear. */
+template <class T> GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact_block_state *b)
+{
+    constexpr bool F32 = sizeof(T) == 4;
+    unsigned long long *digit = b->warp_digit[threadIdx.x / 32];
+    gs_expansion<F32> ex;
+    gs_exact_thread_sum<T, F32>(in, begin, end, ex, digit, &b->special);
+    gs_exact_flush(digit, &b->special, ex.hi);
+    gs_exact_flush(digit, &b->special, ex.lo);
+    gs_exact_block_total(b);
 }
 
 /* ---- the summing kernel: reductions and pass 1 of the scan ------------------- */
@@ -411,14 +415,25 @@ GS_DEV int gs_low_bit(double x)
  * q = floor(log2 M) - 51 for M >= |carry| + the sub-tile's sum of |x|.
  * Every partial sum is then a multiple of 2^q below M + 8193 * 2^(q-1) <
  * 2^(q+53): exact in fp64. The only error is what the grid rounded off:
- * nothing for most data (it takes terms 2^51 times below M to lose bits),
+ * nothing for most data (it takes terms 2^28 times below M to lose bits),
  * so the bound stays tiny instead of growing with M from sub-tile to
  * sub-tile as a bound on fp64 roundings does. */
 struct gs_grid {
     double step = 1.0, inv = 1.0;   /* 2^q, 2^-q */
+    float from = 0.0f;    /* 2^(q+23), where f32's spacing reaches 2^q; 0: every f32 is on the grid */
+    bool usable = false;  /* q <= 104: that fits f32 */
 
-    /* x * 2^-q is exact (|x| < 2^(q+52), or rounds to 0 anyway) */
+    /* the carry: x * 2^-q is exact (|x| < 2^(q+52), or rounds to 0 anyway) */
     GS_DEV double round(double x) const { return __dmul_rn(rint(__dmul_rn(x, inv)), step); }
+    /* a term, in f32 (no conversion, no fp64 rounding): from 2^(q+23) up it
+     * is a multiple of 2^q already; below, |x| + 2^(q+23) lies where the
+     * spacing is 2^q, so the addition rounds |x| to the grid and taking
+     * 2^(q+23) off again is exact */
+    GS_DEV float round(float x) const
+    {
+        const float a = fabsf(x);
+        return a >= from ? x : copysignf(__fsub_rn(__fadd_rn(a, from), from), x);
+    }
 };
 GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
 {
@@ -428,46 +443,35 @@ GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
     gs_grid g;
     g.step = __longlong_as_double((int64_t)(q + 1023) << 52);
     g.inv = __longlong_as_double((int64_t)(1023 - q) << 52);
+    g.usable = q <= 104;
+    if (q >= -149 && g.usable) g.from = __int_as_float((q + 23 + 127) << 23);
     return g;
 }
 
-/* 1 when every value within `bound` of f + d (d: the exact offset from f,
- * positive away from zero) rounds to f: it stays short of the midpoint
- * away from zero, half an ulp out, and of the one towards zero, half an
- * ulp in, or a quarter below a power of two (where the spacing halves). */
-GS_DEV bool gs_exact_decided(double away, double bound, double ulp, bool power_of_two)
-{
-    return (__dadd_ru(away, bound) < 0.5 * ulp) & (__dadd_ru(bound, -away) < (power_of_two ? 0.25 : 0.5) * ulp);
-}
-
 /* RN(v) in f32 when the exact value lies within `bound` of v and that
- * decides it (bound 0: v is exact); else `ok` is cleared. */
+ * decides it (bound 0: v is exact); else `ok` is cleared. Rounding is
+ * monotonic, so the ends of the interval, rounded outwards to fp64, decide
+ * it when they round alike. Zero is left undecided: the exact carry
+ * knows its sign. Every element is checked without a branch (&, not &&): per
+ * element, branches cost more than the arithmetic. */
 GS_DEV float gs_exact_round_checked(double v, double bound, bool &ok)
 {
-    const float f = __double2float_rn(v);
-    const double d = __dadd_rn(v, -(double)f);   /* exact */
-    const uint32_t fb = __float_as_uint(f);
-    const int biased = (int)((fb >> 23) & 0xff);
-    const double ulp = __longlong_as_double((int64_t)((biased ? biased : 1) - 150 + 1023) << 52);
-    if (bound == 0.0) return v == 0.0 ? 0.0f : f;   /* v is the prefix: f is its rounding (+0 for 0) */
-    /* every element checked without a branch (&, not &&): per element, the
-     * branches cost more than the arithmetic */
-    ok = ok & (f != 0.0f) & (biased != 0xff) & gs_exact_decided((fb >> 31) ? -d : d, bound, ulp, (fb & 0x7fffff) == 0);
+    if (bound == 0.0) return v == 0.0 ? 0.0f : __double2float_rn(v);   /* +0 for an exact 0 */
+    const float f = __double2float_rn(__dadd_ru(v, bound));
+    ok = ok & (f == __double2float_rn(__dadd_rd(v, -bound))) & (f != 0.0f);
     return f;
 }
 
-/* The same in f64 for a double-double v. */
+/* The same in f64 for a double-double v: h + l is v exactly, and the
+ * interval's ends are h plus l's ends, each rounded once. */
 GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
 {
     double h, l;
     gs_two_sum(v.hi, v.lo, h, l);
-    const uint64_t hb = (uint64_t)__double_as_longlong(h);
-    const int biased = (int)((hb >> 52) & 0x7ff);
-    const double ulp = biased ? __longlong_as_double((int64_t)(hb & 0x7ff0000000000000ull)) * 0x1p-52
-                              : __longlong_as_double(1);
     if (bound == 0.0) return h == 0.0 ? 0.0 : h;   /* exact: h is the rounding of hi + lo */
-    ok = ok & (h != 0.0) & (biased != 0x7ff) & gs_exact_decided((hb >> 63) ? -l : l, bound, ulp, (hb & 0xfffffffffffffull) == 0);
-    return h;
+    const double r = __dadd_rn(h, __dadd_ru(l, bound));
+    ok = ok & (r == __dadd_rn(h, __dadd_rd(l, -bound))) & (r != 0.0);
+    return r;
 }
 
 template <class T> struct gs_exact_scan_args {
@@ -480,11 +484,15 @@ template <class T> struct gs_exact_scan_args {
     bool vector_io;            /* in and out 16-byte aligned: whole sub-tiles use vectors */
 };
 
+/* Outputs of a sub-tile that pass 3 rounds one by one from the exact
+ * carry when the fast path's check leaves them undecided; with more, the
+ * sub-tile takes the exact path. */
+#define GS_EXACT_FIXES 8
+
 /* What a block keeps in shared memory. */
 struct gs_exact_scan_shared {
-    gs_exact_block_state sum;  /* catching the exact carry up with the fast path */
-    gs_exact carry;            /* exact: the prefix before element exact_upto */
-    int64_t exact_upto;
+    gs_exact_block_state sum;  /* in its digits: what `committed` left out (and scratch) */
+    gs_exact carry;            /* exact, but for `committed` and `sum`: brought up to date when needed */
     double hi, lo, err;        /* the fast path's carry: |prefix - (hi + lo)| <= err */
     int low;                   /* with err == 0: the carry is a multiple of 2^low */
     int warp_low[GS_EXACT_WARPS];
@@ -493,19 +501,17 @@ struct gs_exact_scan_shared {
     double warp_abs[GS_EXACT_WARPS];
     double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
     int64_t warp_scan[GS_EXACT_WARPS];
+    gs_dd committed[GS_EXACT_WARPS];   /* each warp's exact total of the sub-tiles done since */
+    int fails;                 /* outputs of the sub-tile its check left undecided */
+    int64_t fail_index[GS_EXACT_FIXES];
+    double fail_value[GS_EXACT_FIXES];
 };
 
-/* s->carry += the exact sum of in[begin, end) and of what the threads
- * kept (their expansions hi + lo, the digits of s->sum); s->sum is clear
- * again after. Every thread calls it. */
-template <class T>
-__device__ __noinline__ void gs_exact_scan_catch_up(const T *in, int64_t begin, int64_t end,
-                                                    gs_exact_scan_shared *s, double hi, double lo)
+/* s->carry += the sums in s->sum's digits, which are clear again after.
+ * Every thread calls it. */
+__device__ __noinline__ void gs_exact_scan_catch_up(gs_exact_scan_shared *s)
 {
-    gs_expansion<sizeof(T) == 4> kept;
-    kept.hi = hi;
-    kept.lo = lo;
-    gs_exact_block_sum(in, begin, end, &s->sum, &kept);
+    gs_exact_block_total(&s->sum);
     if (threadIdx.x == 0) {
         gs_exact_merge(&s->carry, &s->sum.sum);
         gs_exact_normalize(&s->carry);
@@ -513,12 +519,22 @@ __device__ __noinline__ void gs_exact_scan_catch_up(const T *in, int64_t begin, 
     gs_exact_block_clear(&s->sum);
 }
 
-/* b when P, else a: chosen at compile time, so both stay in registers. */
-template <bool P, class Arr> GS_DEV Arr &gs_pick(Arr &a, Arr &b)
-{
-    if constexpr (P) return b;
-    else return a;
-}
+/* A sum of a few values kept exactly in two doubles while `whole` holds
+ * (when an addition leaves an error the pair cannot keep, it clears). */
+struct gs_exact_pair {
+    double hi = 0.0, lo = 0.0;
+    bool whole = true;
+
+    GS_DEV void add(double x)
+    {
+        double s, e, t, e2;
+        gs_two_sum(hi, x, s, e);
+        gs_two_sum(lo, e, t, e2);
+        hi = s;
+        lo = t;
+        whole = whole & (e2 == 0.0);
+    }
+};
 
 /* Thread 0: the fast path's carry from the exact one. */
 template <class T> __device__ __noinline__ void gs_exact_carry_approx(gs_exact_scan_shared *s)
@@ -619,243 +635,362 @@ __device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T> a, i
     __syncthreads();
 }
 
+/* s->fail_value[e] = the exact output of element s->fail_index[e] of the
+ * sub-tile [begin, end): the exact carry (brought up to date first) plus
+ * the block's exact sum of the sub-tile up to it, rounded. Every thread
+ * calls it; reads inputs only, so the sub-tile's outputs wait for it. */
+template <class T>
+__device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
+                                              gs_exact_scan_shared *s)
+{
+    gs_exact_scan_catch_up(s);   /* (barriers: s->fail_index is complete) */
+    for (int e = 0; e < s->fails; e++) {
+        const int64_t upto = a.exclusive ? s->fail_index[e] : s->fail_index[e] + 1;
+        gs_exact_block_sum(a.in, begin, upto < end ? upto : end, &s->sum);   /* (padding: not stored) */
+        if (threadIdx.x == 0) {
+            gs_exact_merge(&s->sum.sum, &s->carry);
+            gs_exact_normalize(&s->sum.sum);
+            s->fail_value[e] = sizeof(T) == 4 ? gs_exact_round_f32_from(&s->sum.sum, GS_EXACT_DIGITS - 1)
+                                              : gs_exact_round_f64_from(&s->sum.sum, GS_EXACT_DIGITS - 1);
+        }
+        gs_exact_block_clear(&s->sum);   /* (a barrier) */
+    }
+}
+
+/* Each warp's exact total of the sub-tiles done (s->committed) into its
+ * digits, so that a catch-up finds it there. */
+GS_DEV void gs_exact_scan_commit(gs_exact_scan_shared *s)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    if (lane == 0) {
+        gs_exact_flush(s->sum.warp_digit[warp], &s->sum.special, s->committed[warp].hi);
+        gs_exact_flush(s->sum.warp_digit[warp], &s->sum.special, s->committed[warp].lo);
+        s->committed[warp] = gs_dd{0.0, 0.0};
+    }
+}
+
 /*
- * Block b scans tile [b * per_tile, ...) in sub-tiles of BLOCK * VECS
- * vectors. Warp w owns a contiguous segment of VECS * 32 vectors, lane l
- * holds vector j * 32 + l of it (as in gs_scan_kernel); the sums run in A
- * from the fast carry, every output is checked against the error bound,
- * and the sub-tile's outputs are stored only when every one passed.
+ * The fast path of sub-tile [begin, end) of BLOCK * VECS vectors. Warp w
+ * owns a contiguous segment of VECS * 32 vectors, lane l holds vector
+ * j * 32 + l of it (as in gs_scan_kernel); the sums run in A from the fast
+ * carry and every output is checked against the error bound. When every
+ * check decides its output, or (FIX) a few do not and are rounded one by
+ * one from the exact carry, the outputs are stored and the sub-tile's exact
+ * sum kept: the warps' totals, which the fast path formed exactly, in
+ * s->committed, and what they left out (f32: what the grid rounded off;
+ * f64 beyond the double-double's reach: each thread's exact sum instead)
+ * in the digits. So the exact carry is at hand without reading the inputs
+ * again, and in place needs nothing more: a sub-tile's elements are loaded
+ * before its outputs are stored. Returns false, storing nothing, when the
+ * exact path must take the sub-tile. Every thread calls it and gets the
+ * same answer.
  */
-template <class T, bool IN_PLACE>
-__global__ void __launch_bounds__(GS_EXACT_BLOCK, 2)
-gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
+template <class T, bool FIX>
+GS_DEV bool gs_exact_scan_sub(const gs_exact_scan_args<T> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
 {
     using X = gs_exact_scan_traits<T>;
     using A = typename X::A;
     constexpr int VEC = X::vec, VECS = X::vecs;
     constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
     constexpr int64_t SUB = GS_EXACT_WARPS * WARP_ITEMS;
+    constexpr bool GRID = sizeof(T) == 4;
     using Raw = typename gs_raw_of<16>::type;
-    __shared__ gs_exact_scan_shared s;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    unsigned long long *digit = s->sum.warp_digit[warp];
+    const bool whole = a.vector_io && end - begin == SUB;
+    const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
+    const A carry = [&] {
+        if constexpr (sizeof(T) == 8) return gs_dd{s->hi, s->lo};
+        else return s->hi;
+    }();
+    const double carry_err = s->err;
+    const int carry_low = s->low;
+    bool valid = !s->all_slow;   /* the fast path's sums and bound hold */
+
+    T x[VECS][VEC];
+    if (whole) {
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
+            memcpy(x[j], &raw, 16);
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < VECS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const int64_t i = first + j * 32 * VEC + k;
+                x[j][k] = i < end ? a.in[i] : (T)0;
+            }
+    }
+
+    /* f32: the sums run from the carry and terms on a grid (gs_grid),
+     * found from the block's sum of |x| first, the terms replacing the
+     * elements in registers; f64: from the carry and the elements */
+    gs_grid grid;
+    A start = carry;
+    double start_off_grid = 0.0;
+    double abs_sum = 0.0;   /* f32: what the grid rounded off; f64: the sum of |x| */
+    gs_exact_pair rest;     /* f32: the same exactly; f64: the thread's sum where needed */
+    if constexpr (GRID) {
+        float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
+#pragma unroll
+        for (int j = 0; j < VECS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
+        double sum = abs32;
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
+        if (lane == 0) s->warp_abs[warp] = sum;
+        __syncthreads();
+        double magnitude = fabs(carry);
+        for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
+        if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
+        valid = valid & grid.usable;   /* else a special value or an overflow: the exact path */
+        start = grid.round(carry);
+        start_off_grid = fabs(__dadd_rn(carry, -start));   /* exact */
+        /* what the grid rounds off, x - t, is exact in f32; a thread that
+         * rounded any off keeps their exact sum, from its elements loaded
+         * again (rare; not stored yet, so in place too) */
+        float off32 = 0.0f;
+#pragma unroll
+        for (int j = 0; j < VECS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const float t = grid.round(x[j][k]);
+                off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
+                x[j][k] = t;
+            }
+        if (off32 != 0.0f) {
+#pragma unroll 1
+            for (int b = 0; b < VECS * VEC; b++) {
+                const int64_t i = first + b / VEC * 32 * VEC + b % VEC;
+                if (i < end) rest.add(__fsub_rn(a.in[i], grid.round((float)a.in[i])));
+            }
+        }
+        abs_sum = off32;
+    }
+
+    /* vector sums, scanned across the lanes; f64: |x| and the lowest bit
+     * for the bound */
+    A v[VECS];
+    int low = INT32_MAX / 2;
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        v[j] = gs_acc_zero<A>();
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            v[j] = gs_dd_add(v[j], (double)x[j][k]);
+            if constexpr (!GRID) {
+                abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+                const int l = gs_low_bit(x[j][k]);
+                low = l < low ? l : low;
+            }
+        }
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2)
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            const A up = gs_shfl_up(v[j], d);
+            if (lane >= d) v[j] = gs_dd_add(up, v[j]);
+        }
+    A warp_total = gs_acc_zero<A>();
+#pragma unroll
+    for (int j = 0; j < VECS; j++) warp_total = gs_dd_add(warp_total, gs_shfl_idx(v[j], 31));
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+        abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+        const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
+        low = l < low ? l : low;
+    }
+    if (lane == 0) {
+        if constexpr (sizeof(T) == 8) {
+            s->warp_total[warp] = warp_total;
+            s->warp_abs[warp] = abs_sum;
+            s->warp_low[warp] = low;
+        } else {
+            s->warp_total[warp] = gs_dd{warp_total, 0.0};
+            s->warp_off_grid[warp] = abs_sum;
+        }
+    }
+    __syncthreads();
+
+    /* every thread forms the same bound and sub-tile total */
+    A segment = start, sub_total = start;
+    int sub_low = carry_low;
+    for (int w = 0; w < GS_EXACT_WARPS; w++) {
+        A t;
+        if constexpr (sizeof(T) == 8) t = s->warp_total[w];
+        else t = s->warp_total[w].hi;
+        if (w < warp) segment = gs_dd_add(segment, t);
+        sub_total = gs_dd_add(sub_total, t);
+    }
+    double bound;
+    bool totals_exact = true;   /* the warps' totals are their exact sums */
+    if constexpr (GRID) {
+        /* the grid's sums are exact: the error is the carry's and what the
+         * grid rounded off */
+        bound = __dadd_ru(carry_err, start_off_grid);
+        for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s->warp_off_grid[w]);
+    } else {
+        /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
+         * exact_bits) is the partial sums' exact range */
+        const auto below = [](double m, int low) {
+            const int limit = low + X::exact_bits;
+            return limit > 1023 ? isfinite(m) : m < __longlong_as_double((int64_t)(limit + 1023) << 52);
+        };
+        double terms = 0.0;
+        int terms_low = INT32_MAX / 2;
+        for (int w = 0; w < GS_EXACT_WARPS; w++) {
+            terms = __dadd_ru(terms, s->warp_abs[w]);
+            terms_low = s->warp_low[w] < terms_low ? s->warp_low[w] : terms_low;
+        }
+        sub_low = terms_low < sub_low ? terms_low : sub_low;
+        const double magnitude = __dadd_ru(gs_acc_abs(carry), terms);
+        valid = valid & isfinite(magnitude);
+        const bool exact = carry_err == 0.0 && below(magnitude, sub_low);
+        bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(magnitude, X::rel));
+        totals_exact = below(terms, terms_low);
+        if (!totals_exact) {
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) rest.add(x[j][k]);
+        }
+    }
+    valid = valid & rest.whole;
+
+    /* the outputs replace the terms in registers; `failed` has a bit for
+     * each whose check did not decide it (FIX; else `decided` says all) */
+    static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
+    uint32_t failed = 0;
+    bool decided = true;
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        const A lower = gs_shfl_up(v[j], 1);
+        A running = lane == 0 ? segment : gs_dd_add(segment, lower);
+        segment = gs_dd_add(segment, gs_shfl_idx(v[j], 31));
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const A next = gs_dd_add(running, (double)x[j][k]);
+            if constexpr (FIX) {
+                bool one = true;
+                x[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, one);
+                failed |= (uint32_t)!one << (j * VEC + k);
+            } else {
+                x[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, decided);
+            }
+            running = next;
+        }
+    }
+
+    if constexpr (!FIX) {
+        if (__syncthreads_or(!(valid && decided))) return false;
+    } else {
+        /* the undecided outputs (padding's included: not stored), each from
+         * the exact carry plus the block's exact sum up to it */
+        if (__syncthreads_or(!valid)) return false;
+        int entry = (int)gs_exact_block_exclusive(__popc(failed), s->warp_scan);
+        if (threadIdx.x == GS_EXACT_BLOCK - 1) s->fails = entry + __popc(failed);
+        __syncthreads();
+        if (s->fails > GS_EXACT_FIXES) return false;
+        for (uint32_t m = failed; m; m &= m - 1) {
+            const int b = __ffs(m) - 1;
+            s->fail_index[entry++] = first + b / VEC * 32 * VEC + b % VEC;
+        }
+        gs_exact_scan_commit(s);
+        gs_exact_scan_fix(a, begin, end, s);
+        entry -= __popc(failed);
+#pragma unroll
+        for (int j = 0; j < VECS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                if (failed >> (j * VEC + k) & 1) x[j][k] = (T)s->fail_value[entry++];
+    }
+
+    if (whole) {
+#pragma unroll
+        for (int j = 0; j < VECS; j++) {
+            Raw raw;
+            memcpy(&raw, x[j], 16);
+            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = raw;
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < VECS; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const int64_t i = first + j * 32 * VEC + k;
+                if (i < end) a.out[i] = x[j][k];
+            }
+    }
+    /* the sub-tile's exact sum, for the exact carry */
+    if (totals_exact && lane == 0) {
+        gs_expansion<false> c;
+        c.hi = s->committed[warp].hi;
+        c.lo = s->committed[warp].lo;
+        c.add(s->warp_total[warp].hi, digit, &s->sum.special);
+        if constexpr (sizeof(T) == 8) c.add(s->warp_total[warp].lo, digit, &s->sum.special);
+        s->committed[warp] = gs_dd{c.hi, c.lo};
+    }
+    if (rest.hi != 0.0) {
+        gs_exact_flush(digit, &s->sum.special, rest.hi);
+        gs_exact_flush(digit, &s->sum.special, rest.lo);
+    }
+    if (threadIdx.x == 0) {
+        if constexpr (sizeof(T) == 8) {
+            s->hi = sub_total.hi;
+            s->lo = sub_total.lo;
+        } else {
+            s->hi = sub_total;
+        }
+        s->err = bound;
+        s->low = sub_low;
+    }
+    return true;
+}
+
+/* The fast path again for a sub-tile it did not decide, now rounding a few
+ * undecided outputs one by one; apart, so that the hot loop keeps no
+ * registers for it. */
+template <class T>
+__device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
+                                               gs_exact_scan_shared *s)
+{
+    return gs_exact_scan_sub<T, true>(a, begin, end, s);
+}
+
+/* Block b scans tile [b * per_tile, ...) in sub-tiles: the fast path, else
+ * the fast path with a few outputs rounded one by one, else the exact path
+ * from the exact carry. */
+template <class T>
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, 2)
+gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
+{
+    using X = gs_exact_scan_traits<T>;
+    constexpr int64_t SUB = (int64_t)GS_EXACT_WARPS * X::vecs * 32 * X::vec;
+    __shared__ gs_exact_scan_shared s;
 
     const int64_t tile_begin = (int64_t)blockIdx.x * a.per_tile;
     const int64_t tile_end = tile_begin + a.per_tile < a.n ? tile_begin + a.per_tile : a.n;
     for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) s.carry.digit[d] = a.prefix[blockIdx.x].digit[d];
-    if (threadIdx.x == 0) {
-        s.carry.special = a.prefix[blockIdx.x].special;
-        s.exact_upto = tile_begin;
-    }
+    if (threadIdx.x == 0) s.carry.special = a.prefix[blockIdx.x].special;
+    if (threadIdx.x < GS_EXACT_WARPS) s.committed[threadIdx.x] = gs_dd{0.0, 0.0};
     __syncthreads();
     if (threadIdx.x == 0) {
         gs_exact_normalize(&s.carry);
         gs_exact_carry_approx<T>(&s);
     }
     gs_exact_block_clear(&s.sum);   /* (a barrier) */
-    /* In place, the fast path's inputs are gone once its outputs are stored:
-     * each thread keeps their exact sum, for the carry to catch up from. */
-    gs_expansion<sizeof(T) == 4> kept;
 
     for (int64_t begin = tile_begin; begin < tile_end; begin += SUB) {
         const int64_t end = begin + SUB < tile_end ? begin + SUB : tile_end;
-        const bool whole = a.vector_io && end - begin == SUB;
-        const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
-        const A carry = [&] {
-            if constexpr (sizeof(T) == 8) return gs_dd{s.hi, s.lo};
-            else return s.hi;
-        }();
-        const double carry_err = s.err;
-        const int carry_low = s.low;
-        bool ok = !s.all_slow;
-
-        T x[VECS][VEC];
-        if (whole) {
-#pragma unroll
-            for (int j = 0; j < VECS; j++) {
-                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
-                memcpy(x[j], &raw, 16);
-            }
-        } else {
-#pragma unroll
-            for (int j = 0; j < VECS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    const int64_t i = first + j * 32 * VEC + k;
-                    x[j][k] = i < end ? a.in[i] : (T)0;
-                }
-        }
-
-        /* f32: the sums run from the carry and terms on a grid (gs_grid),
-         * found from the block's sum of |x| first; f64: from the carry and
-         * the elements themselves */
-        constexpr bool GRID = sizeof(T) == 4;
-        gs_grid grid;
-        A start = carry;
-        double start_off_grid = 0.0;
-        if constexpr (GRID) {
-            double abs_sum = 0.0;
-#pragma unroll
-            for (int j = 0; j < VECS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
-#pragma unroll
-            for (int m = 16; m > 0; m >>= 1) abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
-            if (lane == 0) s.warp_abs[warp] = abs_sum;
-            __syncthreads();
-            double magnitude = fabs(carry);
-            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
-            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
-            else ok = false;   /* a special value or an overflow: the exact path */
-            start = grid.round(carry);
-            start_off_grid = fabs(__dadd_rn(carry, -start));   /* exact */
-        }
-        const auto term = [&](T xv) -> double {
-            if constexpr (GRID) return grid.round((double)xv);
-            else return (double)xv;
-        };
-
-        /* vector sums, scanned across the lanes; f32: |x - term| for the
-         * bound; f64: |x| and the lowest bit for the bound */
-        A v[VECS];
-        double abs_sum = 0.0;
-        int low = INT32_MAX / 2;
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            v[j] = gs_acc_zero<A>();
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const double t = term(x[j][k]);
-                v[j] = gs_dd_add(v[j], t);
-                if constexpr (GRID) {
-                    abs_sum = __dadd_ru(abs_sum, fabs(__dadd_rn((double)x[j][k], -t)));
-                } else {
-                    abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
-                    const int l = gs_low_bit(x[j][k]);
-                    low = l < low ? l : low;
-                }
-            }
-        }
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2)
-#pragma unroll
-            for (int j = 0; j < VECS; j++) {
-                const A up = gs_shfl_up(v[j], d);
-                if (lane >= d) v[j] = gs_dd_add(up, v[j]);
-            }
-        A warp_total = gs_acc_zero<A>();
-#pragma unroll
-        for (int j = 0; j < VECS; j++) warp_total = gs_dd_add(warp_total, gs_shfl_idx(v[j], 31));
-#pragma unroll
-        for (int m = 16; m > 0; m >>= 1) {
-            abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
-            const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
-            low = l < low ? l : low;
-        }
-        if (lane == 0) {
-            if constexpr (sizeof(T) == 8) {
-                s.warp_total[warp] = warp_total;
-                s.warp_abs[warp] = abs_sum;
-                s.warp_low[warp] = low;
-            } else {
-                s.warp_total[warp] = gs_dd{warp_total, 0.0};
-                s.warp_off_grid[warp] = abs_sum;
-            }
-        }
-        __syncthreads();
-
-        /* every thread forms the same bound and sub-tile total */
-        A segment = start, sub_total = start;
-        int sub_low = carry_low;
-        for (int w = 0; w < GS_EXACT_WARPS; w++) {
-            A t;
-            if constexpr (sizeof(T) == 8) t = s.warp_total[w];
-            else t = s.warp_total[w].hi;
-            if (w < warp) segment = gs_dd_add(segment, t);
-            sub_total = gs_dd_add(sub_total, t);
-        }
-        double bound;
-        if constexpr (GRID) {
-            /* the grid's sums are exact: the error is the carry's and what
-             * the grid rounded off */
-            bound = __dadd_ru(carry_err, start_off_grid);
-            for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s.warp_off_grid[w]);
-        } else {
-            double magnitude = gs_acc_abs(carry);
-            for (int w = 0; w < GS_EXACT_WARPS; w++) {
-                magnitude = __dadd_ru(magnitude, s.warp_abs[w]);
-                sub_low = s.warp_low[w] < sub_low ? s.warp_low[w] : sub_low;
-            }
-            /* exact arithmetic needs no bound (see gs_low_bit) */
-            const int limit = sub_low + X::exact_bits;   /* the partial sums' exact range: 2^limit */
-            const bool exact = carry_err == 0.0 &&
-                               (limit > 1023 ? isfinite(magnitude)
-                                             : magnitude < __longlong_as_double((int64_t)(limit + 1023) << 52));
-            const double path_err = exact ? 0.0 : __dmul_ru(magnitude, X::rel);
-            bound = __dadd_ru(carry_err, path_err);
-        }
-
-        /* out of place, the outputs replace the inputs in registers */
-        T y_[VECS][VEC];
-        auto &y = gs_pick<IN_PLACE>(x, y_);
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            const A lower = gs_shfl_up(v[j], 1);
-            A running = lane == 0 ? segment : gs_dd_add(segment, lower);
-            segment = gs_dd_add(segment, gs_shfl_idx(v[j], 31));
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const A next = gs_dd_add(running, term(x[j][k]));
-                y[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, ok);
-                running = next;
-            }
-        }
-
-        if (!__syncthreads_or(!ok)) {
-            if constexpr (IN_PLACE) {
-#pragma unroll
-                for (int j = 0; j < VECS; j++)
-#pragma unroll
-                    for (int k = 0; k < VEC; k++)
-                        kept.add((double)x[j][k], s.sum.warp_digit[warp], &s.sum.special);
-            }
-            if (whole) {
-#pragma unroll
-                for (int j = 0; j < VECS; j++) {
-                    Raw raw;
-                    memcpy(&raw, y[j], 16);
-                    *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = raw;
-                }
-            } else {
-#pragma unroll
-                for (int j = 0; j < VECS; j++)
-#pragma unroll
-                    for (int k = 0; k < VEC; k++) {
-                        const int64_t i = first + j * 32 * VEC + k;
-                        if (i < end) a.out[i] = y[j][k];
-                    }
-            }
-            if (threadIdx.x == 0) {
-                if constexpr (sizeof(T) == 8) {
-                    s.hi = sub_total.hi;
-                    s.lo = sub_total.lo;
-                } else {
-                    s.hi = sub_total;
-                }
-                s.err = bound;
-                s.low = sub_low;
-            }
-        } else {
-            /* the exact carry catches up with the sub-tiles the fast path did:
-             * from the inputs, or in place from what the threads kept */
-            if (s.exact_upto < begin) {
-                gs_exact_scan_catch_up(a.in, IN_PLACE ? begin : s.exact_upto, begin, &s, kept.hi, kept.lo);
-                kept = gs_expansion<sizeof(T) == 4>();
-            }
+        if (!gs_exact_scan_sub<T, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s)) {
+            gs_exact_scan_commit(&s);
+            gs_exact_scan_catch_up(&s);
             gs_exact_scan_slow(a, begin, end, &s);
-            if (threadIdx.x == 0) {
-                s.exact_upto = end;
-                gs_exact_carry_approx<T>(&s);
-            }
+            if (threadIdx.x == 0) gs_exact_carry_approx<T>(&s);
         }
         __syncthreads();
     }
