@@ -119,14 +119,16 @@ GS_DEV void gs_exact_flush(unsigned long long *digit, unsigned *special, double 
 }
 
 /* What the rare path of gs_expansion::add leaves: the residue e2 goes to
- * the digits (hi, lo become s, t); or, when something was not finite (x
- * itself, or hi + x overflowed), x alone goes there and hi, lo stay.
+ * the digits (hi, lo become s, t); or x alone goes there and hi, lo stay:
+ * for f32 data (x's 24 bits take at most two atomics, e2's 53 three), and
+ * when something was not finite (x itself, or hi + x overflowed).
  * Inlined: as a call (which saves the caller's live registers to local
  * memory) it made full-range data 4x slower. */
+template <bool F32>
 __device__ __forceinline__ gs_dd gs_expansion_rare(gs_dd kept, double x, double s, double t, double e2,
                                                    unsigned long long *digit, unsigned *special)
 {
-    if (isfinite(e2)) {
+    if (!F32 && isfinite(e2)) {
         gs_exact_flush(digit, special, e2);
         return {s, t};
     }
@@ -155,7 +157,7 @@ template <bool F32> struct gs_expansion {
             lo = t;
             return;
         }
-        const gs_dd r = gs_expansion_rare({hi, lo}, x, s, t, e2, digit, special);
+        const gs_dd r = gs_expansion_rare<F32>({hi, lo}, x, s, t, e2, digit, special);
         hi = r.hi;
         lo = r.lo;
     }
