@@ -69,8 +69,7 @@ template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_
 template <class T>
 static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, int64_t n, gs_exact *carry)
 {
-    using X = gs_exact_scan_traits<T>;
-    constexpr int64_t SUB = (int64_t)GS_EXACT_BLOCK * X::vecs * X::vec;
+    constexpr int64_t SUB = gs_exact_sub_items<T>();
     const auto pass3 = gs_exact_scan_kernel<T>;
     int64_t resident;
     GS_CUDA_PASS(resident_blocks(g, (const void *)pass3, GS_EXACT_BLOCK, &resident));

@@ -398,6 +398,12 @@ template <> struct gs_exact_scan_traits<double> {
     static constexpr int exact_bits = 100;
 };
 
+/* The elements of a pass-3 sub-tile: every thread's `vecs` vectors. */
+template <class T> GS_HD_CONST int64_t gs_exact_sub_items()
+{
+    return (int64_t)GS_EXACT_BLOCK * gs_exact_scan_traits<T>::vecs * gs_exact_scan_traits<T>::vec;
+}
+
 /* The exponent of the lowest set bit of x (finite; a large value for 0):
  * x is a multiple of 2^that. When every term and the carry are multiples
  * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
@@ -694,7 +700,7 @@ GS_DEV bool gs_exact_scan_sub(const gs_exact_scan_args<T> &a, int64_t begin, int
     using A = typename X::A;
     constexpr int VEC = X::vec, VECS = X::vecs;
     constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
-    constexpr int64_t SUB = GS_EXACT_WARPS * WARP_ITEMS;
+    constexpr int64_t SUB = gs_exact_sub_items<T>();
     constexpr bool GRID = sizeof(T) == 4;
     using Raw = typename gs_raw_of<16>::type;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -970,8 +976,7 @@ template <class T>
 __global__ void __launch_bounds__(GS_EXACT_BLOCK, 2)
 gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
 {
-    using X = gs_exact_scan_traits<T>;
-    constexpr int64_t SUB = (int64_t)GS_EXACT_WARPS * X::vecs * 32 * X::vec;
+    constexpr int64_t SUB = gs_exact_sub_items<T>();
     __shared__ gs_exact_scan_shared s;
 
     const int64_t tile_begin = (int64_t)blockIdx.x * a.per_tile;
