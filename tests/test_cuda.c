@@ -644,7 +644,7 @@ static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
     for (int64_t i = 0; i < n; i++) {
         double v = exact_value(type, data, i, n, r);
         if (data == EXACT_CANCEL && i % 3 == 2) {
-            v = type == GS_F32 ? -(double)((float *)in)[i - 2] : -((double *)in)[i - 2];
+            v = -elem_at(type, in, i - 2);
             if (gs_test_rng_below(r, 4) == 0) v *= 0.5;   /* some do not cancel */
         }
         if (data == EXACT_NEAR_TIES && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4))
