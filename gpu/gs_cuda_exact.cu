@@ -2,11 +2,8 @@
  * gs_cuda_exact.cu - the launches of the exact sums (gs_cuda_exact_agent.cuh):
  *   reduction  one grid of contiguous block ranges (gs_exact_sum_kernel),
  *              the block sums added to *acc, which the last block normalizes
- *   scan       pass 1 the tiles' exact sums (the same kernel, one block per
- *              tile), pass 2 their exclusive prefixes from *carry (one
- *              block), pass 3 every element rounded (gs_exact_scan_kernel)
- * Tiles are large (a few per resident block), so the states pass 2 walks
- * are few; pass 3 walks its tile in sub-tiles.
+ *   scan       one pass (gs_exact_scan_kernel), one tile per block, each
+ *              tile's state published for the look-back of those after it
  */
 #include "gs_cuda_exact.h"
 #include "gs_cuda_exact_agent.cuh"
@@ -15,8 +12,6 @@
 /* A block sums fewer than 2^27 elements per launch, so its warps' digits
  * (three adds below 2^32 per flushed term) cannot overflow. */
 #define GS_EXACT_BLOCK_MAX ((int64_t)1 << 27)
-/* Scan tiles per resident block: enough for the waves to balance. */
-#define GS_EXACT_TILES_PER_SLOT 2
 
 static gs_status check_exact(gs_cuda *g, const char *what, gs_type type, const void *d_in, int64_t n,
                              const void *state)
@@ -60,7 +55,7 @@ template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_
         const int64_t blocks0 = wanted < resident ? wanted : resident;
         const int64_t per_block = share(m, blocks0, VEC);
         const unsigned blocks = (unsigned)((m + per_block - 1) / per_block);
-        kernel<<<blocks, GS_EXACT_BLOCK, 0, g->stream>>>(in + offset, m, per_block, nullptr, acc, g->d_scalars);
+        kernel<<<blocks, GS_EXACT_BLOCK, 0, g->stream>>>(in + offset, m, per_block, acc, g->d_scalars);
         GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s reduction", gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64));
     }
     return GS_OK;
@@ -69,37 +64,27 @@ template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_
 template <class T>
 static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, int64_t n, gs_exact *carry)
 {
-    constexpr int64_t SUB = gs_exact_sub_items<T>();
-    const auto pass3 = gs_exact_scan_kernel<T>;
-    int64_t resident;
-    GS_CUDA_PASS(resident_blocks(g, (const void *)pass3, GS_EXACT_BLOCK, &resident));
-    int64_t tiles_wanted = resident * GS_EXACT_TILES_PER_SLOT;
-    if (tiles_wanted < (n + GS_EXACT_BLOCK_MAX - 1) / GS_EXACT_BLOCK_MAX)
-        tiles_wanted = (n + GS_EXACT_BLOCK_MAX - 1) / GS_EXACT_BLOCK_MAX;
-    const int64_t per_tile = share(n, tiles_wanted, SUB);
-    const int64_t tiles = (n + per_tile - 1) / per_tile;
+    constexpr int64_t ITEMS = gs_exact_tile_items<T>();
+    const char *name = gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64);
+    const int64_t tiles = (n + ITEMS - 1) / ITEMS;
+    /* each tile: its state, and two packed exact states (1.8% of the input) */
+    const size_t per_tile = sizeof(gs_exact_tile) + 2 * sizeof(gs_exact_packed);
     size_t bytes;
-    if (__builtin_mul_overflow((size_t)tiles, sizeof(gs_exact), &bytes))
+    if (tiles > INT32_MAX || __builtin_mul_overflow((size_t)tiles, per_tile, &bytes))
         return gs_cuda_fail_status(g, GS_ERR_ARG, "an exact scan of %lld elements needs too many tiles", (long long)n);
     GS_CUDA_PASS(gs_cuda_reserve(g, &g->d_exact_tiles, &g->exact_tiles_bytes, bytes, "exact scan tile states"));
-    gs_exact *states = static_cast<gs_exact *>(g->d_exact_tiles);
-    const char *name = gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64);
-
-    gs_exact_sum_kernel<T><<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(in, n, per_tile, states, nullptr,
-                                                                           g->d_scalars);
-    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan's tile sums", name);
-    gs_exact_prefix_kernel<<<1, GS_EXACT_PREFIX_BLOCK, 0, g->stream>>>(states, tiles, carry);
-    GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan's tile prefixes", name);
 
     gs_exact_scan_args<T> args;
     args.in = in;
     args.out = out;
     args.n = n;
-    args.per_tile = per_tile;
-    args.prefix = states;
+    args.carry = carry;
+    args.tiles = static_cast<gs_exact_tile *>(g->d_exact_tiles);
+    args.full = reinterpret_cast<gs_exact_packed *>(args.tiles + tiles);
+    args.epoch = ++g->scan_epoch;
     args.exclusive = kind == GS_EXCLUSIVE;
     args.vector_io = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
-    pass3<<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(args);
+    gs_exact_scan_kernel<T><<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan", name);
     return GS_OK;
 }

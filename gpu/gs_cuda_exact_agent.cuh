@@ -2,30 +2,29 @@
  * gs_cuda_exact_agent.cuh - the kernels of the exact float sums (--exact,
  * gs_exact.h): every result is the exact sum rounded once.
  *
- *   gs_exact_sum_kernel     a block's exact sum of its range: each thread
- *                           keeps a two-term floating-point expansion (error-
- *                           free TwoSum), and only what the expansion cannot
- *                           hold exactly goes to its warp's fixed-point digits
- *                           in shared memory. The block's digits then either
- *                           go into the caller's gs_exact (a reduction: global
- *                           atomics, the last block normalizes) or become the
- *                           tile's state (pass 1 of the scan).
- *   gs_exact_prefix_kernel  pass 2 of the scan, one block: the tile states
- *                           become exact exclusive prefixes from the carry,
- *                           and the carry moves past the whole chunk.
- *   gs_exact_scan_kernel    pass 3: each block walks its tile in sub-tiles.
- *                           The fast path is the plain scan's in fp64 (f32)
- *                           or double-double (f64) with a bound on its error;
- *                           an element whose approximation is farther than
- *                           the bound from every rounding boundary rounds
- *                           exactly as the exact prefix does. Up to
- *                           GS_EXACT_FIXES outputs too close (or zero) are
- *                           rounded one by one from the exact carry, which
- *                           the fast path keeps up to date; a sub-tile with
- *                           more (or a special value, an overflow) takes the
- *                           exact path: each thread walks a run of elements
- *                           with a normalized gs_exact and rounds every
- *                           prefix.
+ *   gs_exact_sum_kernel   a reduction: each thread keeps a two-term
+ *                         floating-point expansion (error-free TwoSum), and
+ *                         only what the expansion cannot hold exactly goes to
+ *                         its warp's fixed-point digits in shared memory; the
+ *                         blocks' digits go into the caller's gs_exact (global
+ *                         atomics, the last block normalizes).
+ *   gs_exact_scan_kernel  a scan in one pass, one tile per block, chained by
+ *                         decoupled look-back over exact tile states: a pair
+ *                         of doubles whose sum is the state exactly, or a
+ *                         packed gs_exact where no pair holds it. A tile first
+ *                         sums its elements exactly on its own (f32: on a
+ *                         grid; f64: in double-double where that is exact)
+ *                         and publishes that; with P, the exact sum before
+ *                         it, from the look-back, the fast path rounds P +
+ *                         each local prefix, checked against a bound on its
+ *                         error: an output whose approximation is farther
+ *                         than the bound from every rounding boundary rounds
+ *                         exactly as the exact prefix does. Up to
+ *                         GS_EXACT_FIXES outputs too close (or zero) are
+ *                         rounded one by one from the exact carry; a tile
+ *                         with more (or a special value, an overflow) takes
+ *                         the exact path: each thread walks a run of elements
+ *                         with a normalized gs_exact and rounds every prefix.
  *
  * The launches live in gs_cuda_exact.cu.
  */
@@ -41,7 +40,7 @@
 
 #define GS_EXACT_BLOCK 256
 #define GS_EXACT_WARPS (GS_EXACT_BLOCK / 32)
-/* 16-byte loads in flight per thread in the summing kernels */
+/* 16-byte loads in flight per thread in the summing loops */
 #define GS_EXACT_UNROLL 8
 
 /* ---- error-free arithmetic ----------------------------------------------------- */
@@ -86,6 +85,7 @@ template <class A> GS_DEV A gs_acc_zero()
 }
 GS_DEV gs_dd gs_shfl_up(gs_dd v, int d) { return {gs_shfl_up(v.hi, d), gs_shfl_up(v.lo, d)}; }
 GS_DEV gs_dd gs_shfl_idx(gs_dd v, int l) { return {gs_shfl_idx(v.hi, l), gs_shfl_idx(v.lo, l)}; }
+GS_DEV gs_dd gs_shfl_xor(gs_dd v, int m) { return {gs_shfl_xor(v.hi, m), gs_shfl_xor(v.lo, m)}; }
 
 /* ---- the digits in shared memory ---------------------------------------------- */
 
@@ -239,9 +239,9 @@ template <class T> GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, in
     gs_exact_block_total(b);
 }
 
-/* ---- the summing kernel: reductions and pass 1 of the scan ------------------- */
+/* ---- the reduction ------------------------------------------------------------- */
 
-/* The summing kernel's blocks per multiprocessor, which caps its registers:
+/* The reduction kernel's blocks per multiprocessor, which caps its registers:
  * its threads' sums are chains of dependent additions, so it needs warps to
  * hide them. Left to itself ptxas takes 86 (f32) and 114 (f64) registers,
  * two blocks; four (f32, 64 registers) and three (f64, 80) measured faster
@@ -252,14 +252,13 @@ template <class T> constexpr int gs_exact_sum_min_blocks()
     return sizeof(T) == 4 ? 4 : 3;
 }
 
-/* Block b sums in[b * per_block, min(n, (b + 1) * per_block)). With `tiles`
- * the sum becomes tiles[b]; else it is added to *acc, and the last block to
- * finish (the threadfence pattern of gs_reduce_kernel) normalizes *acc.
- * per_block is a multiple of the vector length, so blocks stay aligned. */
+/* Block b sums in[b * per_block, min(n, (b + 1) * per_block)) and adds the
+ * sum to *acc; the last block to finish (the threadfence pattern of
+ * gs_reduce_kernel) normalizes *acc. per_block is a multiple of the vector
+ * length, so blocks stay aligned. */
 template <class T>
 __global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_sum_min_blocks<T>())
-gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, gs_exact *acc,
-                    gs_cuda_scalars *scalars)
+gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *acc, gs_cuda_scalars *scalars)
 {
     __shared__ gs_exact_block_state b;
     __shared__ bool is_last_block;
@@ -268,15 +267,6 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, 
     const int64_t end = begin + per_block < n ? begin + per_block : n;
     gs_exact_block_sum(in, begin, end, &b);
 
-    if (tiles) {
-        gs_exact *t = &tiles[blockIdx.x];
-        for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) t->digit[d] = b.sum.digit[d];
-        if (threadIdx.x == 0) {
-            t->special = b.sum.special;
-            t->pending = 0;
-        }
-        return;
-    }
     /* normalized digits are below 2^32, *acc's below 2^62 + 2^32 (pending
      * at most GS_EXACT_PENDING_MAX): a grid's worth more cannot overflow */
     for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
@@ -303,103 +293,28 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *tiles, 
     }
 }
 
-/* ---- pass 2: the tiles' exclusive prefixes ------------------------------------- */
+/* ---- the scan: one pass, tiles chained by decoupled look-back ------------------ */
 
-#define GS_EXACT_PREFIX_BLOCK 1024
-/* threads per slice: one per digit and one for the specials */
-#define GS_EXACT_LANES (GS_EXACT_DIGITS + 1)
-#define GS_EXACT_SLICES (GS_EXACT_PREFIX_BLOCK / GS_EXACT_LANES)
-
-/* One block: tiles[0..count) (normalized sums) become carry + the sum of
- * the tiles before each (not normalized: pending says so), and *carry
- * becomes carry + all of them, normalized. Thread (slice, digit): each
- * slice of consecutive tiles is summed, the slices' offsets found, then
- * each slice rewritten from its offset. */
-__global__ void __launch_bounds__(GS_EXACT_PREFIX_BLOCK)
-gs_exact_prefix_kernel(gs_exact *tiles, int64_t count, gs_exact *carry)
-{
-    __shared__ int64_t slice_total[GS_EXACT_SLICES][GS_EXACT_LANES];
-    __shared__ gs_exact c;
-    const int slice = threadIdx.x / GS_EXACT_LANES, d = threadIdx.x % GS_EXACT_LANES;
-    const bool active = slice < GS_EXACT_SLICES;
-    const bool is_special = d == GS_EXACT_DIGITS;
-
-    if (threadIdx.x < GS_EXACT_DIGITS) c.digit[threadIdx.x] = carry->digit[threadIdx.x];
-    if (threadIdx.x == 0) {
-        c.special = carry->special;
-        c.pending = 1;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) gs_exact_normalize(&c);   /* the carry may come unnormalized */
-    const int64_t per = (count + GS_EXACT_SLICES - 1) / GS_EXACT_SLICES;
-    const int64_t lo = slice * per, hi = lo + per < count ? lo + per : count;
-    int64_t total = 0;
-    if (active) {
-        for (int64_t t = lo; t < hi; t++)
-            total = is_special ? (total | tiles[t].special) : total + tiles[t].digit[d];
-        slice_total[slice][d] = total;
-    }
-    __syncthreads();
-    if (active) {
-        int64_t running = is_special ? c.special : c.digit[d];
-        for (int s = 0; s < slice; s++)
-            running = is_special ? (running | slice_total[s][d]) : running + slice_total[s][d];
-        for (int64_t t = lo; t < hi; t++) {
-            if (is_special) {
-                const uint32_t v = tiles[t].special;
-                tiles[t].special = (uint32_t)running;
-                tiles[t].pending = 1;
-                running |= v;
-            } else {
-                const int64_t v = tiles[t].digit[d];
-                tiles[t].digit[d] = running;
-                running += v;
-            }
-        }
-    }
-    __syncthreads();   /* everyone has read c */
-    if (slice == GS_EXACT_SLICES - 1) {
-        /* the last slice's offset plus its total is everything */
-        int64_t all = is_special ? c.special : c.digit[d];
-        for (int s = 0; s < GS_EXACT_SLICES; s++)
-            all = is_special ? (all | slice_total[s][d]) : all + slice_total[s][d];
-        if (is_special) c.special = (uint32_t)all;
-        else c.digit[d] = all;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) gs_exact_normalize(&c);
-    __syncthreads();
-    if (threadIdx.x < GS_EXACT_DIGITS) carry->digit[threadIdx.x] = c.digit[threadIdx.x];
-    if (threadIdx.x == 0) {
-        carry->special = c.special;
-        carry->pending = 0;
-    }
-}
-
-/* ---- pass 3: every element rounded ---------------------------------------------- */
-
-/* The fast path's numbers per element type: A the running sum (fp64 on a
- * grid for f32, see gs_grid; double-double for f64), the sub-tile's shape,
- * and for f64 REL, a bound on the path's error relative to the largest sum
- * it forms: fewer than 64 roundings lie on any element's path (vector,
- * lanes, rows, warps, elements), each of at most 2^-53 of an error term
- * (double-double's lo); twice that for the bound's own roundings. */
+/* The fast path's numbers per element type: A its sums (fp64 on a grid for
+ * f32, see gs_grid; double-double for f64), the tile's shape, and for f64
+ * REL, a bound on the path's error relative to the largest sum it forms:
+ * fewer than 64 roundings lie on any element's path (vector, lanes, rows,
+ * warps, elements), each of at most 2^-53 of an error term (double-double's
+ * lo); twice that for the bound's own roundings. */
 template <class T> struct gs_exact_scan_traits;
 template <> struct gs_exact_scan_traits<float> {
     using A = double;
     static constexpr int vec = 4, vecs = 8;
-    static constexpr double carry_rel = 0x1p-52;   /* |C - RN(C)| <= 2^-53 |RN(C)| */
 };
 template <> struct gs_exact_scan_traits<double> {
     using A = gs_dd;
     static constexpr int vec = 2, vecs = 8;
     static constexpr double rel = 0x1p-90;
-    static constexpr double carry_rel = 0x1p-104;  /* |C - hi - lo| <= 2^-106 |hi| */
     static constexpr int exact_bits = 100;
 };
 
-/* The elements of a pass-3 sub-tile: every thread's `vecs` vectors. */
-template <class T> GS_HD_CONST int64_t gs_exact_sub_items()
+/* The elements of a scan tile: every thread's `vecs` vectors. */
+template <class T> GS_HD_CONST int64_t gs_exact_tile_items()
 {
     return (int64_t)GS_EXACT_BLOCK * gs_exact_scan_traits<T>::vecs * gs_exact_scan_traits<T>::vec;
 }
@@ -418,21 +333,16 @@ GS_DEV int gs_low_bit(double x)
     return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
 }
 
-/* The f32 fast path's grid: sums of the carry and the terms run on
- * multiples of 2^q, each moved onto the grid (by at most 2^(q-1)), with
- * q = floor(log2 M) - 51 for M >= |carry| + the sub-tile's sum of |x|.
- * Every partial sum is then a multiple of 2^q below M + 8193 * 2^(q-1) <
- * 2^(q+53): exact in fp64. The only error is what the grid rounded off:
- * nothing for most data (it takes terms 2^28 times below M to lose bits),
- * so the bound stays tiny instead of growing with M from sub-tile to
- * sub-tile as a bound on fp64 roundings does. */
+/* The f32 fast path's grid: a tile's sums run on multiples of 2^q, each
+ * term moved onto the grid (by at most 2^(q-1)), with q = floor(log2 M) - 51
+ * for M >= the tile's sum of |x|. Every partial sum is then a multiple of
+ * 2^q below M + 8193 * 2^(q-1) < 2^(q+53): exact in fp64. The only error is
+ * what the grid rounded off: nothing for most data (it takes terms 2^28
+ * times below M to lose bits). */
 struct gs_grid {
-    double step = 1.0, inv = 1.0;   /* 2^q, 2^-q */
     float from = 0.0f;    /* 2^(q+23), where f32's spacing reaches 2^q; 0: every f32 is on the grid */
     bool usable = false;  /* q <= 104: that fits f32 */
 
-    /* the carry: x * 2^-q is exact (|x| < 2^(q+52), or rounds to 0 anyway) */
-    GS_DEV double round(double x) const { return __dmul_rn(rint(__dmul_rn(x, inv)), step); }
     /* a term, in f32 (no conversion, no fp64 rounding): from 2^(q+23) up it
      * is a multiple of 2^q already; below, |x| + 2^(q+23) lies where the
      * spacing is 2^q, so the addition rounds |x| to the grid and taking
@@ -449,28 +359,30 @@ GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
     e = e < -150 ? -150 : e;   /* f32 sums are multiples of 2^-149 */
     const int q = e - 51;
     gs_grid g;
-    g.step = __longlong_as_double((int64_t)(q + 1023) << 52);
-    g.inv = __longlong_as_double((int64_t)(1023 - q) << 52);
     g.usable = q <= 104;
     if (q >= -149 && g.usable) g.from = __int_as_float((q + 23 + 127) << 23);
     return g;
 }
 
-/* RN(v) in f32 when the exact value lies within `bound` of v and that
- * decides it (bound 0: v is exact); else `ok` is cleared. Rounding is
- * monotonic, so the ends of the interval, rounded outwards to fp64, decide
- * it when they round alike. Zero is left undecided: the exact carry
- * knows its sign. Every element is checked without a branch (&, not &&): per
- * element, branches cost more than the arithmetic. */
-GS_DEV float gs_exact_round_checked(double v, double bound, bool &ok)
+/* RN(carry + local) in f32, carry = hi + lo exactly up to `bound`, local on
+ * the tile's grid: TwoSum gives the sum as h + e exactly, and the ends of
+ * the interval around h + (e + lo), rounded outwards to fp64, decide it
+ * when they round alike (rounding is monotonic); else `ok` is cleared. An
+ * exact zero is +0; a zero with a bound is left undecided (the exact carry
+ * knows its sign). Every element is checked without a branch (&, not &&):
+ * per element, branches cost more than the arithmetic. */
+GS_DEV float gs_exact_round_checked(double hi, double lo, double local, double bound, bool &ok)
 {
-    if (bound == 0.0) return v == 0.0 ? 0.0f : __double2float_rn(v);   /* +0 for an exact 0 */
-    const float f = __double2float_rn(__dadd_ru(v, bound));
-    ok = ok & (f == __double2float_rn(__dadd_rd(v, -bound))) & (f != 0.0f);
-    return f;
+    double h, e;
+    gs_two_sum(hi, local, h, e);
+    const double l = __dadd_rn(e, lo);
+    const float up = __double2float_rn(__dadd_ru(h, __dadd_ru(l, bound)));
+    ok = ok & (up == __double2float_rn(__dadd_rd(h, __dadd_rd(l, -bound)))) &
+         ((up != 0.0f) | ((h == 0.0) & (bound == 0.0)));
+    return up;
 }
 
-/* The same in f64 for a double-double v: h + l is v exactly, and the
+/* RN(v) in f64 for a double-double v: h + l is v exactly, and the
  * interval's ends are h plus l's ends, each rounded once. */
 GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
 {
@@ -480,51 +392,6 @@ GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
     const double r = __dadd_rn(h, __dadd_ru(l, bound));
     ok = ok & (r == __dadd_rn(h, __dadd_rd(l, -bound))) & (r != 0.0);
     return r;
-}
-
-template <class T> struct gs_exact_scan_args {
-    const T *in;
-    T *out;
-    int64_t n;
-    int64_t per_tile;          /* elements per block: a multiple of the sub-tile */
-    const gs_exact *prefix;    /* pass 2's exclusive prefix of each tile */
-    bool exclusive;
-    bool vector_io;            /* in and out 16-byte aligned: whole sub-tiles use vectors */
-};
-
-/* Outputs of a sub-tile that pass 3 rounds one by one from the exact
- * carry when the fast path's check leaves them undecided; with more, the
- * sub-tile takes the exact path. */
-#define GS_EXACT_FIXES 8
-
-/* What a block keeps in shared memory. */
-struct gs_exact_scan_shared {
-    gs_exact_block_state sum;  /* in its digits: what `committed` left out (and scratch) */
-    gs_exact carry;            /* exact, but for `committed` and `sum`: brought up to date when needed */
-    double hi, lo, err;        /* the fast path's carry: |prefix - (hi + lo)| <= err */
-    int low;                   /* with err == 0: the carry is a multiple of 2^low */
-    int warp_low[GS_EXACT_WARPS];
-    bool all_slow;             /* the carry holds a special value or is beyond fp64 */
-    gs_dd warp_total[GS_EXACT_WARPS];
-    double warp_abs[GS_EXACT_WARPS];
-    double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
-    int64_t warp_scan[GS_EXACT_WARPS];
-    gs_dd committed[GS_EXACT_WARPS];   /* each warp's exact total of the sub-tiles done since */
-    int fails;                 /* outputs of the sub-tile its check left undecided */
-    int64_t fail_index[GS_EXACT_FIXES];
-    double fail_value[GS_EXACT_FIXES];
-};
-
-/* s->carry += the sums in s->sum's digits, which are clear again after.
- * Every thread calls it. */
-__device__ __noinline__ void gs_exact_scan_catch_up(gs_exact_scan_shared *s)
-{
-    gs_exact_block_total(&s->sum);
-    if (threadIdx.x == 0) {
-        gs_exact_merge(&s->carry, &s->sum.sum);
-        gs_exact_normalize(&s->carry);
-    }
-    gs_exact_block_clear(&s->sum);
 }
 
 /* A sum of a few values kept exactly in two doubles while `whole` holds
@@ -542,35 +409,387 @@ struct gs_exact_pair {
         lo = t;
         whole = whole & (e2 == 0.0);
     }
+    GS_DEV void add(const gs_exact_pair &o)
+    {
+        add(o.hi);
+        add(o.lo);
+        whole = whole & o.whole;
+    }
 };
 
-/* Thread 0: the fast path's carry from the exact one. */
-template <class T> __device__ __noinline__ void gs_exact_carry_approx(gs_exact_scan_shared *s)
+/* The warp's pairs summed (lane 0's sum is the one to use: lanes add in
+ * different orders, so their pairs, and whether they stayed whole, may
+ * differ; every one is the same exact value when whole). */
+GS_DEV gs_exact_pair gs_exact_pair_warp_sum(gs_exact_pair p)
 {
-    using X = gs_exact_scan_traits<T>;
-    const double hi = gs_exact_round_f64_from(&s->carry, GS_EXACT_DIGITS - 1);
-    double lo = 0.0;
-    bool exact = false;
-    if (isfinite(hi) && s->carry.special == 0) {
-        /* rest = C - hi (- lo): zero when hi (+ lo) is C exactly */
-        gs_exact rest = s->carry;
-        uint64_t m;
-        int bit, negative;
-        gs_exact_decode_f64(-hi, &m, &bit, &negative);
-        if (m) gs_exact_add_carried(&rest, m, bit, negative);
-        if constexpr (sizeof(T) == 8) {
-            lo = gs_exact_round_f64_from(&rest, GS_EXACT_DIGITS - 1);
-            gs_exact_decode_f64(-lo, &m, &bit, &negative);
-            if (m) gs_exact_add_carried(&rest, m, bit, negative);
-        }
-        exact = gs_exact_top_digit(&rest, GS_EXACT_DIGITS - 1) < 0 && rest.digit[GS_EXACT_DIGITS - 1] == 0;
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+        gs_exact_pair o;
+        o.hi = __shfl_xor_sync(GS_FULL_MASK, p.hi, m);
+        o.lo = __shfl_xor_sync(GS_FULL_MASK, p.lo, m);
+        o.whole = __shfl_xor_sync(GS_FULL_MASK, (int)p.whole, m);
+        p.add(o);
     }
+    return p;
+}
+
+/* e += x exactly (x finite or not). */
+GS_DEV void gs_exact_add_carried_f64(gs_exact *e, double x)
+{
+    uint64_t m;
+    int bit, negative;
+    const uint32_t sp = gs_exact_decode_f64(x, &m, &bit, &negative);
+    if (sp) e->special |= sp;
+    else if (m) gs_exact_add_carried(e, m, bit, negative);
+}
+
+/* hi = RN(c), lo = RN(c - hi) in f64, for a normalized c (left as it was);
+ * true when hi + lo is c exactly (c holds no special value). Else
+ * |c - hi - lo| <= 2^-106 |hi| + 2^-1075 when hi is finite. */
+GS_DEV bool gs_exact_to_pair(gs_exact *c, double &hi, double &lo)
+{
+    hi = gs_exact_round_f64_from(c, GS_EXACT_DIGITS - 1);
+    lo = 0.0;
+    if (c->special || !isfinite(hi)) return false;
+    gs_exact_add_carried_f64(c, -hi);
+    lo = gs_exact_round_f64_from(c, GS_EXACT_DIGITS - 1);
+    gs_exact_add_carried_f64(c, -lo);
+    const bool exact = gs_exact_top_digit(c, GS_EXACT_DIGITS - 1) < 0 && c->digit[GS_EXACT_DIGITS - 1] == 0;
+    gs_exact_add_carried_f64(c, lo);
+    gs_exact_add_carried_f64(c, hi);
+    return exact;
+}
+
+/* ---- tile states ------------------------------------------------------------------ */
+
+/* What a tile publishes for the tiles after it, its aggregate and then its
+ * inclusive prefix, each a word: status = epoch << 2 | flags, and hi, in one
+ * 16-byte store (an aligned 16-byte access is not split, as gs_tile_state
+ * relies on too): a reader sees both or neither. Flags: none, the value is
+ * hi; GS_EXACT_VALUE_PAIR, it is hi + lo exactly, lo in the tile's side
+ * field; GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide range
+ * of exponents) and it is the tile's gs_exact_packed. Side fields are
+ * written before the word's release and read after its acquire. Statuses of
+ * earlier launches carry an older epoch and read as "not yet", so the
+ * states never need clearing. */
+enum { GS_EXACT_VALUE_PAIR = 1, GS_EXACT_VALUE_FULL = 2 };
+struct alignas(16) gs_exact_word {
+    uint64_t status;
+    double hi;
+};
+struct gs_exact_tile {
+    gs_exact_word aggregate, inclusive;
+    double aggregate_lo, inclusive_lo;
+};
+/* A normalized gs_exact in half the bytes: its digits below the top one
+ * are below 2^32. Each tile has two: its aggregate, its inclusive prefix. */
+struct gs_exact_packed {
+    int64_t top;
+    uint32_t special;
+    uint32_t digit[GS_EXACT_DIGITS - 1];
+};
+
+/* A word with side fields is released (they were written first, by the
+ * same thread); one without needs no ordering. Reads acquire, so a reader
+ * may read the side fields after (measured faster than a relaxed read and
+ * a fence where there are side fields). */
+GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint64_t status, double hi)
+{
+    const uint64_t bits = (uint64_t)__double_as_longlong(hi);
+    if (status & (GS_EXACT_VALUE_PAIR | GS_EXACT_VALUE_FULL))
+        asm volatile("st.release.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(status), "l"(bits) : "memory");
+    else
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(status), "l"(bits) : "memory");
+}
+GS_DEV gs_exact_word gs_exact_word_read(const gs_exact_word *w)
+{
+    uint64_t status, bits;
+    asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(status), "=l"(bits) : "l"(w) : "memory");
+    return {status, __longlong_as_double((long long)bits)};
+}
+/* Where another lane of the warp read the released word: its side fields are visible after. */
+GS_DEV void gs_exact_acquire_fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+GS_DEV void gs_exact_pack(gs_exact_packed *p, const gs_exact *e)   /* e normalized */
+{
+    for (int d = 0; d < GS_EXACT_DIGITS - 1; d++) p->digit[d] = (uint32_t)e->digit[d];
+    p->top = e->digit[GS_EXACT_DIGITS - 1];
+    p->special = e->special;
+}
+GS_DEV void gs_exact_add_packed(gs_exact *e, const gs_exact_packed *p)
+{
+    gs_exact_count(e, 1);   /* each digit moves by less than 2^32 */
+    for (int d = 0; d < GS_EXACT_DIGITS - 1; d++) e->digit[d] += __ldcg(&p->digit[d]);
+    e->digit[GS_EXACT_DIGITS - 1] += __ldcg(&p->top);
+    e->special |= __ldcg(&p->special);
+}
+
+template <class T> struct gs_exact_scan_args {
+    const T *in;
+    T *out;
+    int64_t n;
+    gs_exact *carry;           /* before element 0; tile 0 reads it, the last tile moves it past n */
+    gs_exact_tile *tiles;      /* one per block */
+    gs_exact_packed *full;     /* two per block: aggregate, inclusive prefix */
+    uint64_t epoch;
+    bool exclusive;
+    bool vector_io;            /* in and out 16-byte aligned: whole tiles use vectors */
+};
+
+/* Outputs of a tile that are rounded one by one from the exact carry when
+ * the fast path's check leaves them undecided; with more, the tile takes
+ * the exact path. */
+#define GS_EXACT_FIXES 8
+
+/* A 16-byte vector of a tile (four f32 or two f64). */
+using gs_exact_raw = typename gs_raw_of<16>::type;
+
+/* What a block keeps in shared memory. */
+struct gs_exact_scan_shared {
+    gs_exact_raw stage[gs_exact_scan_traits<float>::vecs][GS_EXACT_BLOCK];   /* the tile, thread-major */
+    gs_exact_block_state sum;  /* the rare paths' block sums */
+    gs_exact carry;            /* P, the exact sum before the tile, when carry_exact */
+    gs_exact inclusive;        /* P + the tile's sum, where a pair cannot hold it */
+    double hi, lo, err;        /* P for the fast path: |P - (hi + lo)| <= err */
+    int low;                   /* with err == 0: P is a multiple of 2^low */
+    bool all_slow;             /* P holds a special value or is beyond fp64 */
+    bool carry_exact;
+    bool aggregate_full;       /* the tile's exact sum is sum.sum, not aggregate */
+    double aggregate[2];
+    int warp_low[GS_EXACT_WARPS];
+    gs_dd warp_total[GS_EXACT_WARPS];
+    double warp_abs[GS_EXACT_WARPS];
+    double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
+    gs_exact_pair warp_rest[GS_EXACT_WARPS];
+    int64_t warp_scan[GS_EXACT_WARPS];
+    int fails;                 /* outputs of the tile its check left undecided */
+    int64_t fail_index[GS_EXACT_FIXES];
+    double fail_value[GS_EXACT_FIXES];
+};
+
+/* s->carry made P exactly, where only the pair held it (a tile's fix or
+ * exact path, never both, calls it once); every thread calls it. */
+GS_DEV void gs_exact_scan_exact_carry(gs_exact_scan_shared *s)
+{
+    __syncthreads();
+    if (threadIdx.x == 0 && !s->carry_exact) {
+        gs_exact_clear(&s->carry);
+        gs_exact_add_carried_f64(&s->carry, s->hi);
+        gs_exact_add_carried_f64(&s->carry, s->lo);
+    }
+    __syncthreads();
+}
+
+/* Lane 0 of warp 0: P for the fast path, from the pair p (exact) or, when
+ * full, from s->carry (normalized). */
+template <class T> GS_DEV void gs_exact_set_carry(gs_exact_scan_shared *s, bool full, gs_exact_pair p)
+{
+    double hi, lo;
+    bool exact = true;
+    if (full) exact = gs_exact_to_pair(&s->carry, hi, lo);
+    else gs_two_sum(p.hi, p.lo, hi, lo);   /* normalized: |lo| <= ulp(hi) / 2 */
     s->hi = hi;
     s->lo = lo;
-    s->err = exact ? 0.0 : __dmul_ru(fabs(hi), X::carry_rel);
+    s->err = exact ? 0.0 : __dadd_ru(__dmul_ru(fabs(hi), 0x1p-106), 0x1p-1074);
     const int low_hi = gs_low_bit(hi), low_lo = gs_low_bit(lo);
     s->low = low_hi < low_lo ? low_hi : low_lo;
-    s->all_slow = s->carry.special != 0 || !isfinite(hi);
+    s->all_slow = full && (s->carry.special != 0 || !isfinite(hi));
+    s->carry_exact = full;
+}
+
+/* Warp 0 of tile `tile` > 0: P from the states of the tiles before it, each
+ * lane reading one, nearest first, 32 at a time until one is an inclusive
+ * prefix. While every state is a pair and their sum stays whole, P is the
+ * pair p (lane 0's); else it is summed exactly into s->carry (normalized on
+ * return) and the result is true. */
+template <class T>
+GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T> &a, int64_t tile, gs_exact_scan_shared *s,
+                               gs_exact_pair &p)
+{
+    const int lane = threadIdx.x % 32;
+    const uint64_t epoch = a.epoch;
+    bool full = false;
+    for (int64_t window = tile - 1;; window -= 32) {
+        const int64_t pred = window - lane;
+        /* before tile 0: never counted (tile 0 is an inclusive prefix) */
+        gs_exact_word incl = {epoch << 2, 0.0}, agg = {0, 0.0};
+        const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
+        if (pred >= 0) {
+            incl = gs_exact_word_read(&a.tiles[pred].inclusive);
+            if (incl.status >> 2 != epoch) agg = gs_exact_word_read(&a.tiles[pred].aggregate);
+        }
+        while (__any_sync(GS_FULL_MASK, !ready())) {
+            __nanosleep(64);
+            if (!ready()) {
+                incl = gs_exact_word_read(&a.tiles[pred].inclusive);
+                if (incl.status >> 2 != epoch) agg = gs_exact_word_read(&a.tiles[pred].aggregate);
+            }
+        }
+        const bool inclusive = incl.status >> 2 == epoch;
+        const unsigned inclusives = __ballot_sync(GS_FULL_MASK, inclusive);
+        /* lanes up to the nearest inclusive prefix count; farther ones not */
+        const int last = inclusives ? __ffs(inclusives) - 1 : 31;
+        const bool counted = lane <= last;
+        const gs_exact_word w = inclusive ? incl : agg;
+        const unsigned flags = counted ? (unsigned)(w.status & 3) : 0u;
+        const double hi = counted ? w.hi : 0.0;
+        if (!full && !__any_sync(GS_FULL_MASK, flags)) {
+            /* single values: their sum in fp64, exact when no addition
+             * rounded (the butterfly leaves it in every lane) */
+            double sum = hi;
+            bool exact = true;
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) {
+                double e;
+                gs_two_sum(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m), sum, e);
+                exact = exact & (e == 0.0);
+            }
+            gs_exact_pair q = p;
+            q.add(sum);
+            if (__all_sync(GS_FULL_MASK, exact) && __shfl_sync(GS_FULL_MASK, (int)q.whole, 0)) {
+                p = q;
+                if (inclusives) return false;
+                continue;
+            }
+        }
+        gs_exact_pair v;
+        v.hi = hi;
+        if (flags & GS_EXACT_VALUE_PAIR) {
+            v.lo = __ldcg(inclusive ? &a.tiles[pred].inclusive_lo : &a.tiles[pred].aggregate_lo);
+        }
+        if (!full) {
+            gs_exact_pair q = p;
+            q.add(gs_exact_pair_warp_sum(v));
+            if (__shfl_sync(GS_FULL_MASK, (int)q.whole, 0) && !__any_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL)) {
+                p = q;
+                if (inclusives) return false;
+                continue;
+            }
+            if (lane == 0) {
+                gs_exact_clear(&s->carry);
+                gs_exact_add_carried_f64(&s->carry, p.hi);
+                gs_exact_add_carried_f64(&s->carry, p.lo);
+            }
+            full = true;
+        }
+        for (int l = 0; l <= last; l++) {
+            const bool packed = __shfl_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL, l);
+            const bool li = __shfl_sync(GS_FULL_MASK, inclusive, l);
+            const double h = __shfl_sync(GS_FULL_MASK, v.hi, l), lo = __shfl_sync(GS_FULL_MASK, v.lo, l);
+            if (lane == 0) {
+                if (packed) {
+                    gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
+                    gs_exact_add_packed(&s->carry, &a.full[2 * (window - l) + li]);
+                } else {
+                    gs_exact_add_f64(&s->carry, h);
+                    gs_exact_add_f64(&s->carry, lo);
+                }
+            }
+        }
+        if (inclusives) {
+            if (lane == 0) gs_exact_normalize(&s->carry);
+            __syncwarp();
+            return true;
+        }
+    }
+}
+
+/*
+ * Warp 0, between the tile's own sums and its outputs: publishes the tile's
+ * aggregate (s->aggregate, or s->sum.sum when aggregate_full), finds P (the
+ * look-back; tile 0: *a.carry), publishes the inclusive prefix P +
+ * aggregate, and leaves P for the fast path (gs_exact_set_carry). The last
+ * tile moves *a.carry past the whole scan. Every thread calls it; a barrier
+ * ends it.
+ */
+template <class T> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T> &a, gs_exact_scan_shared *s)
+{
+    const int64_t tile = blockIdx.x;
+    const int lane = threadIdx.x % 32;
+    const uint64_t status = a.epoch << 2;
+    gs_exact_tile *state = &a.tiles[tile];
+    if (threadIdx.x < 32) {
+        const bool aggregate_full = s->aggregate_full;
+        if (tile > 0 && lane == 0) {
+            unsigned flags = 0;
+            if (aggregate_full) {
+                gs_exact_pack(&a.full[2 * tile], &s->sum.sum);
+                flags = GS_EXACT_VALUE_FULL;
+            } else if (s->aggregate[1] != 0.0) {
+                state->aggregate_lo = s->aggregate[1];
+                flags = GS_EXACT_VALUE_PAIR;
+            }
+            gs_exact_word_publish(&state->aggregate, status | flags, s->aggregate[0]);
+        }
+        gs_exact_pair p;
+        bool full = true;
+        if (tile > 0) {
+            full = gs_exact_look_back(a, tile, s, p);
+        } else if (lane == 0) {
+            s->carry = *a.carry;
+            gs_exact_normalize(&s->carry);
+        }
+        if (lane == 0) {
+            gs_exact_set_carry<T>(s, full, p);
+            /* the inclusive prefix: a pair where one holds it, else exact */
+            gs_exact_pair q = p;
+            if (!full && !aggregate_full) {
+                q.add(s->aggregate[0]);
+                q.add(s->aggregate[1]);
+            }
+            bool inclusive_full = full || aggregate_full || !q.whole;
+            const bool last = tile == gridDim.x - 1;
+            if (inclusive_full || last) {
+                gs_exact *c = &s->inclusive;
+                if (full) {
+                    *c = s->carry;
+                } else {
+                    gs_exact_clear(c);
+                    gs_exact_add_carried_f64(c, p.hi);
+                    gs_exact_add_carried_f64(c, p.lo);
+                }
+                if (aggregate_full) {
+                    gs_exact_merge(c, &s->sum.sum);
+                } else {
+                    gs_exact_add_f64(c, s->aggregate[0]);
+                    gs_exact_add_f64(c, s->aggregate[1]);
+                }
+                gs_exact_normalize(c);
+                q.whole = true;
+                inclusive_full = !gs_exact_to_pair(c, q.hi, q.lo);
+                if (last) *a.carry = *c;
+            }
+            unsigned flags = 0;
+            if (inclusive_full) {
+                gs_exact_pack(&a.full[2 * tile + 1], &s->inclusive);
+                flags = GS_EXACT_VALUE_FULL;
+            } else if (q.lo != 0.0) {
+                state->inclusive_lo = q.lo;
+                flags = GS_EXACT_VALUE_PAIR;
+            }
+            gs_exact_word_publish(&state->inclusive, status | flags, q.hi);
+        }
+    }
+    __syncthreads();
+}
+
+/* The tile's exact sum into s->sum.sum (normalized), from its elements
+ * loaded again: for a tile whose sum no pair holds. Every thread calls it. */
+template <class T>
+GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T> &a, int64_t first, int64_t end, gs_exact_scan_shared *s)
+{
+    constexpr int VEC = gs_exact_scan_traits<T>::vec, VECS = gs_exact_scan_traits<T>::vecs;
+    unsigned long long *digit = s->sum.warp_digit[threadIdx.x / 32];
+    gs_exact_block_clear(&s->sum);
+    gs_expansion<sizeof(T) == 4> ex;
+#pragma unroll 1
+    for (int b = 0; b < VECS * VEC; b++) {
+        const int64_t i = first + b / VEC * 32 * VEC + b % VEC;
+        if (i < end) ex.add((double)a.in[i], digit, &s->sum.special);
+    }
+    gs_exact_flush(digit, &s->sum.special, ex.hi);
+    gs_exact_flush(digit, &s->sum.special, ex.lo);
+    gs_exact_block_total(&s->sum);
 }
 
 /* Exclusive sum of v over the block's threads; every thread calls it. */
@@ -586,15 +805,15 @@ GS_DEV int64_t gs_exact_block_exclusive(int64_t v, int64_t *warp_scan)
     return before + incl - v;
 }
 
-/* The exact path of one sub-tile [begin, end): thread t walks the run
- * [begin + t*R, begin + (t+1)*R) from carry + the runs before it, rounding
- * each prefix; the last thread leaves carry + the whole sub-tile in
- * s->carry. Reads each element before writing its output, so in place is
- * fine. */
+/* The exact path of tile [begin, end): thread t walks the run
+ * [begin + t*R, begin + (t+1)*R) from the exact carry + the runs before it,
+ * rounding each prefix. Reads each element before writing its output, so
+ * in place is fine. */
 template <class T>
 __device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
-                               gs_exact_scan_shared *s)
+                                                gs_exact_scan_shared *s)
 {
+    gs_exact_scan_exact_carry(s);
     const int64_t per = (end - begin + GS_EXACT_BLOCK - 1) / GS_EXACT_BLOCK;
     const int64_t r0 = begin + threadIdx.x * per < end ? begin + threadIdx.x * per : end;
     const int64_t r1 = r0 + per < end ? r0 + per : end;
@@ -638,20 +857,18 @@ __device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T> a, i
                                : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
         a.out[i] = y;
     }
-    __syncthreads();   /* everyone has read s->carry */
-    if (threadIdx.x == GS_EXACT_BLOCK - 1) s->carry = st;
-    __syncthreads();
 }
 
 /* s->fail_value[e] = the exact output of element s->fail_index[e] of the
- * sub-tile [begin, end): the exact carry (brought up to date first) plus
- * the block's exact sum of the sub-tile up to it, rounded. Every thread
- * calls it; reads inputs only, so the sub-tile's outputs wait for it. */
+ * tile [begin, end): the exact carry plus the block's exact sum of the tile
+ * up to it, rounded. Every thread calls it; reads inputs only, so the
+ * tile's outputs wait for it. */
 template <class T>
 __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
                                               gs_exact_scan_shared *s)
 {
-    gs_exact_scan_catch_up(s);   /* (barriers: s->fail_index is complete) */
+    gs_exact_scan_exact_carry(s);   /* (barriers: s->fail_index is complete) */
+    gs_exact_block_clear(&s->sum);
     for (int e = 0; e < s->fails; e++) {
         const int64_t upto = a.exclusive ? s->fail_index[e] : s->fail_index[e] + 1;
         gs_exact_block_sum(a.in, begin, upto < end ? upto : end, &s->sum);   /* (padding: not stored) */
@@ -665,232 +882,257 @@ __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T> a, in
     }
 }
 
-/* Each warp's exact total of the sub-tiles done (s->committed) into its
- * digits, so that a catch-up finds it there. */
-GS_DEV void gs_exact_scan_commit(gs_exact_scan_shared *s)
-{
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    if (lane == 0) {
-        gs_exact_flush(s->sum.warp_digit[warp], &s->sum.special, s->committed[warp].hi);
-        gs_exact_flush(s->sum.warp_digit[warp], &s->sum.special, s->committed[warp].lo);
-        s->committed[warp] = gs_dd{0.0, 0.0};
-    }
-}
-
 /*
- * The fast path of sub-tile [begin, end) of BLOCK * VECS vectors. Warp w
- * owns a contiguous segment of VECS * 32 vectors, lane l holds vector
- * j * 32 + l of it (as in gs_scan_kernel); the sums run in A from the fast
- * carry and every output is checked against the error bound. When every
- * check decides its output, or (FIX) a few do not and are rounded one by
- * one from the exact carry, the outputs are stored and the sub-tile's exact
- * sum kept: the warps' totals, which the fast path formed exactly, in
- * s->committed, and what they left out (f32: what the grid rounded off;
- * f64 beyond the double-double's reach: each thread's exact sum instead)
- * in the digits. So the exact carry is at hand without reading the inputs
- * again, and in place needs nothing more: a sub-tile's elements are loaded
- * before its outputs are stored. Returns false, storing nothing, when the
- * exact path must take the sub-tile. Every thread calls it and gets the
+ * The fast path of tile [begin, end) of BLOCK * VECS vectors. Warp w owns
+ * a contiguous segment of VECS * 32 vectors, lane l holds vector j * 32 + l
+ * of it (as in gs_scan_kernel). First the tile's own sums, exact (f32: on
+ * the tile's grid; f64: double-double where that is exact), and unless FIX
+ * its exact aggregate and the look-back (gs_exact_scan_prefix); then every
+ * output from P and the local prefix, checked against the error bound.
+ * The thread's vectors wait in s->stage meanwhile (registers held across
+ * the look-back would cost blocks per multiprocessor), f32's as terms on
+ * the grid, and the outputs replace them there. When every check decides
+ * its output, or (FIX) a few do not and are rounded one by one from the
+ * exact carry, the outputs are stored. Returns false, storing nothing, when
+ * the exact path must take the tile. Every thread calls it and gets the
  * same answer.
  */
 template <class T, bool FIX>
-GS_DEV bool gs_exact_scan_sub(const gs_exact_scan_args<T> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
+GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
 {
     using X = gs_exact_scan_traits<T>;
     using A = typename X::A;
     constexpr int VEC = X::vec, VECS = X::vecs;
     constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
-    constexpr int64_t SUB = gs_exact_sub_items<T>();
+    constexpr int64_t ITEMS = gs_exact_tile_items<T>();
     constexpr bool GRID = sizeof(T) == 4;
-    using Raw = typename gs_raw_of<16>::type;
+    using Raw = gs_exact_raw;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    unsigned long long *digit = s->sum.warp_digit[warp];
-    const bool whole = a.vector_io && end - begin == SUB;
+    const bool whole = a.vector_io && end - begin == ITEMS;
     const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
-    const A carry = [&] {
-        if constexpr (sizeof(T) == 8) return gs_dd{s->hi, s->lo};
-        else return s->hi;
-    }();
-    const double carry_err = s->err;
-    const int carry_low = s->low;
-    bool valid = !s->all_slow;   /* the fast path's sums and bound hold */
+    Raw *stage = &s->stage[0][threadIdx.x];                           /* vector j at + j*BLOCK */
 
-    T x[VECS][VEC];
-    if (whole) {
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
-            memcpy(x[j], &raw, 16);
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const int64_t i = first + j * 32 * VEC + k;
-                x[j][k] = i < end ? a.in[i] : (T)0;
-            }
-    }
-
-    /* f32: the sums run from the carry and terms on a grid (gs_grid),
-     * found from the block's sum of |x| first, the terms replacing the
-     * elements in registers; f64: from the carry and the elements */
-    gs_grid grid;
-    A start = carry;
-    double start_off_grid = 0.0;
-    double abs_sum = 0.0;   /* f32: what the grid rounded off; f64: the sum of |x| */
-    gs_exact_pair rest;     /* f32: the same exactly; f64: the thread's sum where needed */
-    if constexpr (GRID) {
-        float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
-        double sum = abs32;
-#pragma unroll
-        for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
-        if (lane == 0) s->warp_abs[warp] = sum;
-        __syncthreads();
-        double magnitude = fabs(carry);
-        for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
-        if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
-        valid = valid & grid.usable;   /* else a special value or an overflow: the exact path */
-        start = grid.round(carry);
-        start_off_grid = fabs(__dadd_rn(carry, -start));   /* exact */
-        /* what the grid rounds off, x - t, is exact in f32; a thread that
-         * rounded any off keeps their exact sum, from its elements loaded
-         * again (rare; not stored yet, so in place too) */
-        float off32 = 0.0f;
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const float t = grid.round(x[j][k]);
-                off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
-                x[j][k] = t;
-            }
-        if (off32 != 0.0f) {
-#pragma unroll 1
-            for (int b = 0; b < VECS * VEC; b++) {
-                const int64_t i = first + b / VEC * 32 * VEC + b % VEC;
-                if (i < end) rest.add(__fsub_rn(a.in[i], grid.round((float)a.in[i])));
-            }
-        }
-        abs_sum = off32;
-    }
-
-    /* vector sums, scanned across the lanes; f64: |x| and the lowest bit
-     * for the bound */
-    A v[VECS];
+    /* ---- the tile's own sums, which need nothing from before it.
+     * f32: the terms on the tile's grid (found from the block's sum of |x|)
+     * replace the elements, and their sums are exact. f64: the elements'
+     * sums in double-double, exact when the terms' range allows
+     * (gs_low_bit). `rest` is what the warps' totals leave out of the exact
+     * sum (f32: what the grid rounded off; f64 where the totals are not
+     * exact: the thread's elements), exactly while it is whole. */
+    bool valid = true;        /* the fast path's sums and bound hold */
+    double magnitude = 0.0;   /* f32: >= the tile's sum of |x| */
+    double abs_sum = 0.0;     /* f32: what the grid rounded off; f64: the sum of |x| */
     int low = INT32_MAX / 2;
+    A total = gs_acc_zero<A>();
+    gs_exact_pair rest;
+    gs_grid grid;             /* f32 */
+    {
+        T x[VECS][VEC];
+        if (whole) {
 #pragma unroll
-    for (int j = 0; j < VECS; j++) {
-        v[j] = gs_acc_zero<A>();
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            v[j] = gs_dd_add(v[j], (double)x[j][k]);
-            if constexpr (!GRID) {
-                abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
-                const int l = gs_low_bit(x[j][k]);
-                low = l < low ? l : low;
+            for (int j = 0; j < VECS; j++) {
+                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
+                memcpy(x[j], &raw, 16);
             }
+        } else {
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const int64_t i = first + j * 32 * VEC + k;
+                    x[j][k] = i < end ? a.in[i] : (T)0;
+                }
+        }
+#pragma unroll
+        for (int j = 0; j < VECS; j++) memcpy(&stage[j * GS_EXACT_BLOCK], x[j], 16);
+        if constexpr (GRID) {
+            float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
+            double sum = abs32;
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
+            if (lane == 0) s->warp_abs[warp] = sum;
+            __syncthreads();
+            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
+            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
+            valid = grid.usable;   /* else a special value or an overflow: the exact path */
+            /* what the grid rounds off, x - t, is exact in f32; a thread
+             * that rounded any off keeps their exact sum (rare) */
+            float off32 = 0.0f;
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const float t = grid.round(x[j][k]);
+                    off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
+                    total = __dadd_rn(total, (double)t);
+                }
+            if (!FIX && off32 != 0.0f) {
+#pragma unroll 1
+                for (int j = 0; j < VECS; j++) {
+                    T y[VEC];
+                    memcpy(y, &stage[j * GS_EXACT_BLOCK], 16);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(y[k], grid.round(y[k])));
+                }
+            }
+            abs_sum = off32;
+        } else {
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    total = gs_dd_add(total, (double)x[j][k]);
+                    abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+                    const int l = gs_low_bit(x[j][k]);
+                    low = l < low ? l : low;
+                }
         }
     }
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2)
-#pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            const A up = gs_shfl_up(v[j], d);
-            if (lane >= d) v[j] = gs_dd_add(up, v[j]);
-        }
-    A warp_total = gs_acc_zero<A>();
-#pragma unroll
-    for (int j = 0; j < VECS; j++) warp_total = gs_dd_add(warp_total, gs_shfl_idx(v[j], 31));
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
+        total = gs_dd_add(total, gs_shfl_xor(total, m));
         abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
         const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
         low = l < low ? l : low;
     }
     if (lane == 0) {
-        if constexpr (sizeof(T) == 8) {
-            s->warp_total[warp] = warp_total;
+        if constexpr (GRID) {
+            s->warp_total[warp] = gs_dd{total, 0.0};
+            s->warp_off_grid[warp] = abs_sum;
+        } else {
+            s->warp_total[warp] = total;
             s->warp_abs[warp] = abs_sum;
             s->warp_low[warp] = low;
-        } else {
-            s->warp_total[warp] = gs_dd{warp_total, 0.0};
-            s->warp_off_grid[warp] = abs_sum;
         }
     }
     __syncthreads();
 
-    /* every thread forms the same bound and sub-tile total */
-    A segment = start, sub_total = start;
-    int sub_low = carry_low;
-    for (int w = 0; w < GS_EXACT_WARPS; w++) {
-        A t;
-        if constexpr (sizeof(T) == 8) t = s->warp_total[w];
-        else t = s->warp_total[w].hi;
-        if (w < warp) segment = gs_dd_add(segment, t);
-        sub_total = gs_dd_add(sub_total, t);
-    }
-    double bound;
-    bool totals_exact = true;   /* the warps' totals are their exact sums */
-    if constexpr (GRID) {
-        /* the grid's sums are exact: the error is the carry's and what the
-         * grid rounded off */
-        bound = __dadd_ru(carry_err, start_off_grid);
-        for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s->warp_off_grid[w]);
-    } else {
-        /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
-         * exact_bits) is the partial sums' exact range */
-        const auto below = [](double m, int low) {
-            const int limit = low + X::exact_bits;
-            return limit > 1023 ? isfinite(m) : m < __longlong_as_double((int64_t)(limit + 1023) << 52);
-        };
-        double terms = 0.0;
-        int terms_low = INT32_MAX / 2;
+    /* f64: the block's range of terms, and whether the warps' totals are exact */
+    const auto below = [](double m, int low) {
+        const int limit = low + gs_exact_scan_traits<double>::exact_bits;
+        return limit > 1023 ? isfinite(m) : m < __longlong_as_double((int64_t)(limit + 1023) << 52);
+    };
+    double terms = 0.0;
+    int terms_low = INT32_MAX / 2;
+    bool totals_exact = true;
+    if constexpr (!GRID) {
         for (int w = 0; w < GS_EXACT_WARPS; w++) {
             terms = __dadd_ru(terms, s->warp_abs[w]);
             terms_low = s->warp_low[w] < terms_low ? s->warp_low[w] : terms_low;
         }
-        sub_low = terms_low < sub_low ? terms_low : sub_low;
-        const double magnitude = __dadd_ru(gs_acc_abs(carry), terms);
-        valid = valid & isfinite(magnitude);
-        const bool exact = carry_err == 0.0 && below(magnitude, sub_low);
-        bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(magnitude, X::rel));
+        valid = isfinite(terms);
         totals_exact = below(terms, terms_low);
-        if (!totals_exact) {
-#pragma unroll
-            for (int j = 0; j < VECS; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) rest.add(x[j][k]);
-        }
     }
-    valid = valid & rest.whole;
 
-    /* the outputs replace the terms in registers; `failed` has a bit for
-     * each whose check did not decide it (FIX; else `decided` says all) */
+    if constexpr (!FIX) {
+        /* the tile's exact sum: the warps' totals and the rests, as a pair
+         * while one holds it, else from the elements into the digits */
+        if constexpr (!GRID) {
+            if (!totals_exact) {
+#pragma unroll 1
+                for (int j = 0; j < VECS; j++) {
+                    T x[VEC];
+                    memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) rest.add(x[k]);
+                }
+            }
+        }
+        const bool any_rest = __syncthreads_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole);
+        if (any_rest) {
+            const gs_exact_pair r = gs_exact_pair_warp_sum(rest);
+            if (lane == 0) s->warp_rest[warp] = r;
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            gs_exact_pair sum;
+            if (totals_exact) {   /* then their sums are exact too */
+                A t = gs_acc_zero<A>();
+                for (int w = 0; w < GS_EXACT_WARPS; w++) {
+                    if constexpr (GRID) t = __dadd_rn(t, s->warp_total[w].hi);
+                    else t = gs_dd_add(t, s->warp_total[w]);
+                }
+                if constexpr (GRID) sum.hi = t;
+                else gs_two_sum(t.hi, t.lo, sum.hi, sum.lo);
+            }
+            if (any_rest)
+                for (int w = 0; w < GS_EXACT_WARPS; w++) sum.add(s->warp_rest[w]);
+            s->aggregate_full = !(valid && sum.whole);
+            s->aggregate[0] = sum.hi;
+            s->aggregate[1] = sum.lo;
+        }
+        __syncthreads();
+        if (s->aggregate_full) gs_exact_scan_tile_sum(a, first, end, s);
+        gs_exact_scan_prefix(a, s);
+    }
+
+    /* ---- the outputs, from P and the local prefix sums ----------------- */
+    const double carry_hi = s->hi, carry_lo = s->lo, carry_err = s->err;
+    valid = valid & !s->all_slow;
+    A segment = gs_acc_zero<A>();
+    double bound;
+    if constexpr (GRID) {
+        /* local sums are exact: the error is P's, what the grid rounded off
+         * and, when P has a lo, the rounding of e + lo (|e| <= 2^-53 |h|) */
+        for (int w = 0; w < warp; w++) segment = __dadd_rn(segment, s->warp_total[w].hi);
+        bound = carry_err;
+        for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s->warp_off_grid[w]);
+        if (carry_lo != 0.0) {
+            const double e = __dmul_ru(__dadd_ru(fabs(carry_hi), __dmul_ru(magnitude, 2.0)), 0x1p-52);
+            bound = __dadd_ru(bound, __dadd_ru(__dmul_ru(__dadd_ru(e, fabs(carry_lo)), 0x1p-52), 0x1p-1074));
+        }
+    } else {
+        /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
+         * exact_bits) is the partial sums' exact range */
+        segment = gs_dd{carry_hi, carry_lo};
+        for (int w = 0; w < warp; w++) segment = gs_dd_add(segment, s->warp_total[w]);
+        const int sub_low = terms_low < s->low ? terms_low : s->low;
+        const double m = __dadd_ru(__dadd_ru(fabs(carry_hi), fabs(carry_lo)), terms);
+        valid = valid & isfinite(m);
+        const bool exact = carry_err == 0.0 && below(m, sub_low);
+        bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(m, X::rel));
+    }
+
+    /* vector by vector: its sum scanned across the lanes, its outputs in
+     * the stage; `failed` has a bit for each output whose check did not
+     * decide it (FIX; else `decided` says all) */
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
     uint32_t failed = 0;
     bool decided = true;
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
-        const A lower = gs_shfl_up(v[j], 1);
+        T x[VEC];
+        memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+        if constexpr (GRID)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) x[k] = grid.round(x[k]);
+        A v = gs_acc_zero<A>();
+#pragma unroll
+        for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const A up = gs_shfl_up(v, d);
+            if (lane >= d) v = gs_dd_add(up, v);
+        }
+        const A lower = gs_shfl_up(v, 1);
         A running = lane == 0 ? segment : gs_dd_add(segment, lower);
-        segment = gs_dd_add(segment, gs_shfl_idx(v[j], 31));
+        segment = gs_dd_add(segment, gs_shfl_idx(v, 31));
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
-            const A next = gs_dd_add(running, (double)x[j][k]);
-            if constexpr (FIX) {
-                bool one = true;
-                x[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, one);
-                failed |= (uint32_t)!one << (j * VEC + k);
-            } else {
-                x[j][k] = gs_exact_round_checked(a.exclusive ? running : next, bound, decided);
-            }
+            const A next = gs_dd_add(running, (double)x[k]);
+            const A value = a.exclusive ? running : next;
+            bool one = true;
+            if constexpr (GRID) x[k] = gs_exact_round_checked(carry_hi, carry_lo, value, bound, one);
+            else x[k] = gs_exact_round_checked(value, bound, one);
+            if constexpr (FIX) failed |= (uint32_t)!one << (j * VEC + k);
+            else decided = decided & one;
             running = next;
         }
+        memcpy(&stage[j * GS_EXACT_BLOCK], x, 16);
     }
 
     if constexpr (!FIX) {
@@ -907,100 +1149,63 @@ GS_DEV bool gs_exact_scan_sub(const gs_exact_scan_args<T> &a, int64_t begin, int
             const int b = __ffs(m) - 1;
             s->fail_index[entry++] = first + b / VEC * 32 * VEC + b % VEC;
         }
-        gs_exact_scan_commit(s);
         gs_exact_scan_fix(a, begin, end, s);
         entry -= __popc(failed);
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                if (failed >> (j * VEC + k) & 1) x[j][k] = (T)s->fail_value[entry++];
+        for (uint32_t m = failed; m; m &= m - 1) {
+            const int b = __ffs(m) - 1;
+            T x[VEC];
+            memcpy(x, &stage[b / VEC * GS_EXACT_BLOCK], 16);
+            x[b % VEC] = (T)s->fail_value[entry++];
+            memcpy(&stage[b / VEC * GS_EXACT_BLOCK], x, 16);
+        }
     }
 
-    if (whole) {
 #pragma unroll
-        for (int j = 0; j < VECS; j++) {
-            Raw raw;
-            memcpy(&raw, x[j], 16);
-            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = raw;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
+    for (int j = 0; j < VECS; j++) {
+        if (whole) {
+            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = stage[j * GS_EXACT_BLOCK];
+        } else {
+            T x[VEC];
+            memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
                 const int64_t i = first + j * 32 * VEC + k;
-                if (i < end) a.out[i] = x[j][k];
+                if (i < end) a.out[i] = x[k];
             }
-    }
-    /* the sub-tile's exact sum, for the exact carry */
-    if (totals_exact && lane == 0) {
-        gs_expansion<false> c;
-        c.hi = s->committed[warp].hi;
-        c.lo = s->committed[warp].lo;
-        c.add(s->warp_total[warp].hi, digit, &s->sum.special);
-        if constexpr (sizeof(T) == 8) c.add(s->warp_total[warp].lo, digit, &s->sum.special);
-        s->committed[warp] = gs_dd{c.hi, c.lo};
-    }
-    if (rest.hi != 0.0) {
-        gs_exact_flush(digit, &s->sum.special, rest.hi);
-        gs_exact_flush(digit, &s->sum.special, rest.lo);
-    }
-    if (threadIdx.x == 0) {
-        if constexpr (sizeof(T) == 8) {
-            s->hi = sub_total.hi;
-            s->lo = sub_total.lo;
-        } else {
-            s->hi = sub_total;
         }
-        s->err = bound;
-        s->low = sub_low;
     }
     return true;
 }
 
-/* The fast path again for a sub-tile it did not decide, now rounding a few
- * undecided outputs one by one; apart, so that the hot loop keeps no
+/* The fast path again for a tile it did not decide, now rounding a few
+ * undecided outputs one by one; apart, so that the first keeps no
  * registers for it. */
 template <class T>
 __device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
                                                gs_exact_scan_shared *s)
 {
-    return gs_exact_scan_sub<T, true>(a, begin, end, s);
+    return gs_exact_scan_tile<T, true>(a, begin, end, s);
 }
 
-/* Block b scans tile [b * per_tile, ...) in sub-tiles: the fast path, else
- * the fast path with a few outputs rounded one by one, else the exact path
- * from the exact carry. */
+/* The scan kernel's blocks per multiprocessor. Its tile waits in shared
+ * memory through the look-back, not in registers, so four fit (64
+ * registers; the spills are in the rare paths' serial code); while one
+ * block waits on the tiles before it, the others work. Four measured
+ * 1.2-1.4x faster than two, five slower (docs/PERFORMANCE.md). */
+#define GS_EXACT_SCAN_BLOCKS 4
+
+/* Block b scans tile b: the fast path, else the fast path with a few
+ * outputs rounded one by one, else the exact path from the exact carry. */
 template <class T>
-__global__ void __launch_bounds__(GS_EXACT_BLOCK, 2)
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, GS_EXACT_SCAN_BLOCKS)
 gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
 {
-    constexpr int64_t SUB = gs_exact_sub_items<T>();
+    constexpr int64_t ITEMS = gs_exact_tile_items<T>();
     __shared__ gs_exact_scan_shared s;
-
-    const int64_t tile_begin = (int64_t)blockIdx.x * a.per_tile;
-    const int64_t tile_end = tile_begin + a.per_tile < a.n ? tile_begin + a.per_tile : a.n;
-    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) s.carry.digit[d] = a.prefix[blockIdx.x].digit[d];
-    if (threadIdx.x == 0) s.carry.special = a.prefix[blockIdx.x].special;
-    if (threadIdx.x < GS_EXACT_WARPS) s.committed[threadIdx.x] = gs_dd{0.0, 0.0};
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        gs_exact_normalize(&s.carry);
-        gs_exact_carry_approx<T>(&s);
-    }
-    gs_exact_block_clear(&s.sum);   /* (a barrier) */
-
-    for (int64_t begin = tile_begin; begin < tile_end; begin += SUB) {
-        const int64_t end = begin + SUB < tile_end ? begin + SUB : tile_end;
-        if (!gs_exact_scan_sub<T, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s)) {
-            gs_exact_scan_commit(&s);
-            gs_exact_scan_catch_up(&s);
-            gs_exact_scan_slow(a, begin, end, &s);
-            if (threadIdx.x == 0) gs_exact_carry_approx<T>(&s);
-        }
-        __syncthreads();
-    }
+    const int64_t begin = (int64_t)blockIdx.x * ITEMS;
+    const int64_t end = begin + ITEMS < a.n ? begin + ITEMS : a.n;
+    if (!gs_exact_scan_tile<T, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s))
+        gs_exact_scan_slow(a, begin, end, &s);
 }
 
 #endif /* GS_CUDA_EXACT_AGENT_CUH */

@@ -609,7 +609,7 @@ static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_
          * (m half an ulp of 2^P, e far below the fast path's grid or its
          * double-double's reach) make prefixes that are ties and ties
          * nudged by e: the outputs the fast path cannot decide, a few per
-         * sub-tile, and the rounding of each depends on e */
+         * tile, and the rounding of each depends on e */
         const int p = f32 ? 20 : 40;
         const double m = ldexp(1.0, p - digits), e = ldexp(1.0, f32 ? p - 55 : p - 110);
         if (i == 0) return ldexp(1.0, p) + 0.25;
@@ -785,8 +785,9 @@ static void check_exact_case(gs_type type, int data, const void *in, int64_t n, 
     case_close(&c);
 }
 
-/* Sizes around the kernels' boundaries: vectors, sub-tiles (2048 to 8192
- * elements), tiles (a share of n per resident block), and past 2^20. */
+/* Sizes around the kernels' boundaries: vectors, scan tiles (4096 f64 or
+ * 8192 f32 elements, one per block), look-back windows (32 tiles), and
+ * past 2^20. */
 static const int64_t exact_sizes[] = {0, 1, 2, 3, 5, 31, 257, 997, 2047, 4096, 8191, 8192, 8193,
                                       65537, 262147, 1000003, ((int64_t)1 << 20) + 7};
 
