@@ -889,9 +889,10 @@ __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T> a, in
  * the tile's grid; f64: double-double where that is exact), and unless FIX
  * its exact aggregate and the look-back (gs_exact_scan_prefix); then every
  * output from P and the local prefix, checked against the error bound.
- * The thread's vectors wait in s->stage meanwhile (registers held across
- * the look-back would cost blocks per multiprocessor), f32's as terms on
- * the grid, and the outputs replace them there. When every check decides
+ * The thread's vectors wait in s->stage meanwhile, as loaded (registers
+ * held across the look-back would cost blocks per multiprocessor; f32's
+ * terms are rounded onto the grid again), and the outputs replace them
+ * there. When every check decides
  * its output, or (FIX) a few do not and are rounded one by one from the
  * exact carry, the outputs are stored. Returns false, storing nothing, when
  * the exact path must take the tile. Every thread calls it and gets the
