@@ -300,10 +300,12 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *acc, gs
  * f32, see gs_grid; double-double for f64), the tile's shape (vecs 16-byte
  * vectors per thread: 8192 elements either way, f64's chain per tile is
  * the longer, so its tile the larger; unroll, of the output loop), and for f64
- * REL, a bound on the path's error relative to the largest sum it forms:
- * fewer than 64 roundings lie on any element's path (vector, lanes, rows,
- * warps, elements), each of at most 2^-53 of an error term (double-double's
- * lo); twice that for the bound's own roundings. */
+ * REL, a bound on the path's error relative to M, the largest sum it forms:
+ * N < 128 roundings lie on any element's path (a warp's total: 32 elements
+ * and 5 lanes; then 7 warps, 15 vectors, 2 elements, 5 lanes and 3 more),
+ * each in double-double's lo, which sums fewer than N errors of at most
+ * 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M, all together by
+ * N^2 2^-106 M < 2^-92 M; 2^-90 leaves room for the bound's own roundings. */
 template <class T> struct gs_exact_scan_traits;
 template <> struct gs_exact_scan_traits<float> {
     using A = double;
