@@ -67,7 +67,7 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     constexpr int64_t ITEMS = gs_exact_tile_items<T>();
     const char *name = gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64);
     const int64_t tiles = (n + ITEMS - 1) / ITEMS;
-    /* each tile: its state and two packed exact states (624 bytes per 8192 elements) */
+    /* each tile: its state and two packed exact states (624 bytes per 32 KiB) */
     const size_t per_tile = sizeof(gs_exact_tile) + 2 * sizeof(gs_exact_packed);
     size_t bytes;
     if (tiles > INT32_MAX || __builtin_mul_overflow((size_t)tiles, per_tile, &bytes))
@@ -84,10 +84,7 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     args.epoch = ++g->scan_epoch;
     args.exclusive = kind == GS_EXCLUSIVE;
     args.vector_io = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
-    const auto kernel = gs_exact_scan_kernel<T>;
-    int per_sm = 0;   /* (the first call lets the kernel have its stage's bytes) */
-    GS_CUDA_PASS(gs_cuda_occupancy(g, (const void *)kernel, GS_EXACT_BLOCK, gs_exact_dynamic_bytes<T>(), &per_sm));
-    kernel<<<(unsigned)tiles, GS_EXACT_BLOCK, gs_exact_dynamic_bytes<T>(), g->stream>>>(args);
+    gs_exact_scan_kernel<T><<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan", name);
     return GS_OK;
 }

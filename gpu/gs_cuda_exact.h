@@ -27,8 +27,8 @@ gs_status gs_cuda_reduce_exact_async(gs_cuda *g, gs_type type, const void *d_in,
 /* d_out[i] = the exact *d_carry + d_in[0] + ... + d_in[i] (inclusive; up to
  * d_in[i-1] exclusive) rounded once to the element type, then *d_carry +=
  * the exact sum of d_in[0..n). d_in == d_out is allowed. The handle keeps
- * tile states of 624 bytes per 8192 elements (1.9% of f32 input's bytes,
- * 0.95% of f64's) for the largest n it has scanned. */
+ * tile states of about 1.9% of the input's bytes (624 bytes per tile of
+ * 32 KiB) for the largest n it has scanned. */
 gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, const void *d_in,
                                    void *d_out, int64_t n, gs_exact *d_carry);
 

@@ -32,7 +32,6 @@
 #define GS_CUDA_EXACT_AGENT_CUH
 
 #include <stdint.h>
-#include <type_traits>
 
 #include "gs_cuda_handle.cuh"
 #include "gs_cuda_traits.cuh"
@@ -297,23 +296,21 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *acc, gs
 /* ---- the scan: one pass, tiles chained by decoupled look-back ------------------ */
 
 /* The fast path's numbers per element type: A its sums (fp64 on a grid for
- * f32, see gs_grid; double-double for f64), the tile's shape (vecs 16-byte
- * vectors per thread: 8192 elements either way, f64's chain per tile is
- * the longer, so its tile the larger; unroll, of the output loop), and for f64
+ * f32, see gs_grid; double-double for f64), the tile's shape, and for f64
  * REL, a bound on the path's error relative to M, the largest sum it forms:
- * N < 128 roundings lie on any element's path (a warp's total: 32 elements
- * and 5 lanes; then 7 warps, 15 vectors, 2 elements, 5 lanes and 3 more),
+ * N < 64 roundings lie on any element's path (a warp's total: 16 elements
+ * and 5 lanes; then 7 warps, 7 vectors, 2 elements, 5 lanes and 3 more),
  * each in double-double's lo, which sums fewer than N errors of at most
  * 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M, all together by
- * N^2 2^-106 M < 2^-92 M; 2^-90 leaves room for the bound's own roundings. */
+ * N^2 2^-106 M < 2^-94 M; 2^-90 leaves room for the bound's own roundings. */
 template <class T> struct gs_exact_scan_traits;
 template <> struct gs_exact_scan_traits<float> {
     using A = double;
-    static constexpr int vec = 4, vecs = 8, unroll = 8;
+    static constexpr int vec = 4, vecs = 8;
 };
 template <> struct gs_exact_scan_traits<double> {
     using A = gs_dd;
-    static constexpr int vec = 2, vecs = 16, unroll = 4;
+    static constexpr int vec = 2, vecs = 8;
     static constexpr double rel = 0x1p-90;
     static constexpr int exact_bits = 100;
 };
@@ -546,23 +543,12 @@ template <class T> struct gs_exact_scan_args {
  * the exact path. */
 #define GS_EXACT_FIXES 8
 
-/* A 16-byte vector of a tile (four f32 or two f64). The tile waits in
- * shared memory, thread-major: thread t's vector j at [j * BLOCK + t]. */
+/* A 16-byte vector of a tile (four f32 or two f64). */
 using gs_exact_raw = typename gs_raw_of<16>::type;
-template <class T> GS_HD_CONST int gs_exact_stage_bytes()
-{
-    return gs_exact_scan_traits<T>::vecs * GS_EXACT_BLOCK * 16;
-}
-/* f64's stage, 64 KiB, is dynamic: past a static array's limit */
-extern __shared__ gs_exact_raw gs_exact_stage_f64[];
-/* The dynamic shared memory a scan launch asks for. */
-template <class T> GS_HD_CONST int gs_exact_dynamic_bytes()
-{
-    return sizeof(T) == 4 ? 0 : gs_exact_stage_bytes<T>();
-}
 
 /* What a block keeps in shared memory. */
 struct gs_exact_scan_shared {
+    gs_exact_raw stage[gs_exact_scan_traits<float>::vecs][GS_EXACT_BLOCK];   /* the tile, thread-major */
     gs_exact_block_state sum;  /* the rare paths' block sums */
     gs_exact carry;            /* P, the exact sum before the tile, when carry_exact */
     gs_exact inclusive;        /* P + the tile's sum, where a pair cannot hold it */
@@ -581,11 +567,6 @@ struct gs_exact_scan_shared {
     int fails;                 /* outputs of the tile its check left undecided */
     int64_t fail_index[GS_EXACT_FIXES];
     double fail_value[GS_EXACT_FIXES];
-};
-/* The f32 kernel's block state, with its stage (a static array: with the
- * dynamic one, ptxas spills three times as much in that kernel). */
-struct gs_exact_scan_shared_f32 : gs_exact_scan_shared {
-    gs_exact_raw stage[gs_exact_stage_bytes<float>() / 16];
 };
 
 /* s->carry made P exactly, where only the pair held it (a tile's fix or
@@ -932,10 +913,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool whole = a.vector_io && end - begin == ITEMS;
     const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
-    Raw *stage = threadIdx.x + [&] {   /* vector j at + j*BLOCK */
-        if constexpr (GRID) return static_cast<gs_exact_scan_shared_f32 *>(s)->stage;
-        else return gs_exact_stage_f64;
-    }();
+    Raw *stage = &s->stage[0][threadIdx.x];                           /* vector j at + j*BLOCK */
 
     /* ---- the tile's own sums, which need nothing from before it.
      * f32: the terms on the tile's grid (found from the block's sum of |x|)
@@ -951,33 +929,63 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
     A total = gs_acc_zero<A>();
     gs_exact_pair rest;
     gs_grid grid;             /* f32 */
-    /* into the stage as loaded: f32's whole (its grid needs the block's
-     * sum of |x| first, and the vectors stay in registers for the terms),
-     * f64's in halves (64 KiB: half of it in flight at a time) */
-    constexpr int PART = GRID ? VECS : VECS / 2;
-    T x[PART][VEC];
-#pragma unroll
-    for (int h = 0; h < VECS; h += PART) {
+    {
+        T x[VECS][VEC];
         if (whole) {
 #pragma unroll
-            for (int j = 0; j < PART; j++) {
-                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + (h + j) * 32 * VEC));
+            for (int j = 0; j < VECS; j++) {
+                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
                 memcpy(x[j], &raw, 16);
             }
         } else {
 #pragma unroll
-            for (int j = 0; j < PART; j++)
+            for (int j = 0; j < VECS; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
-                    const int64_t i = first + (h + j) * 32 * VEC + k;
+                    const int64_t i = first + j * 32 * VEC + k;
                     x[j][k] = i < end ? a.in[i] : (T)0;
                 }
         }
 #pragma unroll
-        for (int j = 0; j < PART; j++) memcpy(&stage[(h + j) * GS_EXACT_BLOCK], x[j], 16);
-        if constexpr (!GRID) {
+        for (int j = 0; j < VECS; j++) memcpy(&stage[j * GS_EXACT_BLOCK], x[j], 16);
+        if constexpr (GRID) {
+            float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
 #pragma unroll
-            for (int j = 0; j < PART; j++)
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
+            double sum = abs32;
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
+            if (lane == 0) s->warp_abs[warp] = sum;
+            __syncthreads();
+            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
+            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
+            valid = grid.usable;   /* else a special value or an overflow: the exact path */
+            /* what the grid rounds off, x - t, is exact in f32; a thread
+             * that rounded any off keeps their exact sum (rare) */
+            float off32 = 0.0f;
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const float t = grid.round(x[j][k]);
+                    off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
+                    total = __dadd_rn(total, (double)t);
+                }
+            if (!FIX && off32 != 0.0f) {
+#pragma unroll 1
+                for (int j = 0; j < VECS; j++) {
+                    T y[VEC];
+                    memcpy(y, &stage[j * GS_EXACT_BLOCK], 16);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(y[k], grid.round(y[k])));
+                }
+            }
+            abs_sum = off32;
+        } else {
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
                     total = gs_dd_add(total, (double)x[j][k]);
@@ -986,42 +994,6 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
                     low = l < low ? l : low;
                 }
         }
-    }
-    if constexpr (GRID) {
-        float abs32 = 0.0f;   /* in f32 rounded up: an overflow takes the exact path */
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
-        double sum = abs32;
-#pragma unroll
-        for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
-        if (lane == 0) s->warp_abs[warp] = sum;
-        __syncthreads();
-        for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
-        if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
-        valid = grid.usable;   /* else a special value or an overflow: the exact path */
-        /* what the grid rounds off, x - t, is exact in f32; a thread that
-         * rounded any off keeps their exact sum (rare) */
-        float off32 = 0.0f;
-#pragma unroll
-        for (int j = 0; j < VECS; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                const float t = grid.round(x[j][k]);
-                off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
-                total = __dadd_rn(total, (double)t);
-            }
-        if (!FIX && off32 != 0.0f) {
-#pragma unroll 1
-            for (int j = 0; j < VECS; j++) {
-                T y[VEC];
-                memcpy(y, &stage[j * GS_EXACT_BLOCK], 16);
-#pragma unroll
-                for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(y[k], grid.round(y[k])));
-            }
-        }
-        abs_sum = off32;
     }
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
@@ -1134,7 +1106,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
     uint32_t failed = 0;
     bool decided = true;
-#pragma unroll X::unroll
+#pragma unroll
     for (int j = 0; j < VECS; j++) {
         T x[VEC];
         memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
@@ -1219,23 +1191,20 @@ __device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T> a, i
 }
 
 /* The scan kernel's blocks per multiprocessor. Its tile waits in shared
- * memory through the look-back, not in registers, so four blocks of f32
- * tiles (32 KiB, 64 registers) or three of f64 tiles (64 KiB, 85) fit; the
- * spills are in the rare paths' serial code. While one block waits on the
- * tiles before it, the others work (docs/PERFORMANCE.md). */
-template <class T> constexpr int gs_exact_scan_blocks()
-{
-    return sizeof(T) == 4 ? 4 : 3;
-}
+ * memory through the look-back, not in registers, so four fit (64
+ * registers; the spills are in the rare paths' serial code); while one
+ * block waits on the tiles before it, the others work. Four measured
+ * 1.2-1.4x faster than two, five slower (docs/PERFORMANCE.md). */
+#define GS_EXACT_SCAN_BLOCKS 4
 
 /* Block b scans tile b: the fast path, else the fast path with a few
  * outputs rounded one by one, else the exact path from the exact carry. */
 template <class T>
-__global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_scan_blocks<T>())
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, GS_EXACT_SCAN_BLOCKS)
 gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
 {
     constexpr int64_t ITEMS = gs_exact_tile_items<T>();
-    __shared__ std::conditional_t<sizeof(T) == 4, gs_exact_scan_shared_f32, gs_exact_scan_shared> s;
+    __shared__ gs_exact_scan_shared s;
     const int64_t begin = (int64_t)blockIdx.x * ITEMS;
     const int64_t end = begin + ITEMS < a.n ? begin + ITEMS : a.n;
     if (!gs_exact_scan_tile<T, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s))

@@ -785,8 +785,9 @@ static void check_exact_case(gs_type type, int data, const void *in, int64_t n, 
     case_close(&c);
 }
 
-/* Sizes around the kernels' boundaries: vectors, scan tiles (8192
- * elements, one per block), look-back windows (32 tiles), and past 2^20. */
+/* Sizes around the kernels' boundaries: vectors, scan tiles (4096 f64 or
+ * 8192 f32 elements, one per block), look-back windows (32 tiles), and
+ * past 2^20. */
 static const int64_t exact_sizes[] = {0, 1, 2, 3, 5, 31, 257, 997, 2047, 4096, 8191, 8192, 8193,
                                       65537, 262147, 1000003, ((int64_t)1 << 20) + 7};
 
