@@ -445,6 +445,14 @@ GS_DEV void gs_exact_add_carried_f64(gs_exact *e, double x)
     else if (m) gs_exact_add_carried(e, m, bit, negative);
 }
 
+/* e = hi + lo exactly, normalized. */
+GS_DEV void gs_exact_from_pair(gs_exact *e, double hi, double lo)
+{
+    gs_exact_clear(e);
+    gs_exact_add_carried_f64(e, hi);
+    gs_exact_add_carried_f64(e, lo);
+}
+
 /* hi = RN(c), lo = RN(c - hi) in f64, for a normalized c (left as it was);
  * true when hi + lo is c exactly (c holds no special value). Else
  * |c - hi - lo| <= 2^-106 |hi| + 2^-1075 when hi is finite. */
@@ -574,17 +582,13 @@ struct gs_exact_scan_shared {
 GS_DEV void gs_exact_scan_exact_carry(gs_exact_scan_shared *s)
 {
     __syncthreads();
-    if (threadIdx.x == 0 && !s->carry_exact) {
-        gs_exact_clear(&s->carry);
-        gs_exact_add_carried_f64(&s->carry, s->hi);
-        gs_exact_add_carried_f64(&s->carry, s->lo);
-    }
+    if (threadIdx.x == 0 && !s->carry_exact) gs_exact_from_pair(&s->carry, s->hi, s->lo);
     __syncthreads();
 }
 
 /* Lane 0 of warp 0: P for the fast path, from the pair p (exact) or, when
  * full, from s->carry (normalized). */
-template <class T> GS_DEV void gs_exact_set_carry(gs_exact_scan_shared *s, bool full, gs_exact_pair p)
+GS_DEV void gs_exact_set_carry(gs_exact_scan_shared *s, bool full, gs_exact_pair p)
 {
     double hi, lo;
     bool exact = true;
@@ -616,16 +620,14 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T> &a, int64_t tile, gs_
         /* before tile 0: never counted (tile 0 is an inclusive prefix) */
         gs_exact_word incl = {epoch << 2, 0.0}, agg = {0, 0.0};
         const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
-        if (pred >= 0) {
+        const auto read = [&] {   /* the aggregate only while there is no inclusive prefix */
             incl = gs_exact_word_read(&a.tiles[pred].inclusive);
             if (incl.status >> 2 != epoch) agg = gs_exact_word_read(&a.tiles[pred].aggregate);
-        }
+        };
+        if (pred >= 0) read();
         while (__any_sync(GS_FULL_MASK, !ready())) {
             __nanosleep(64);
-            if (!ready()) {
-                incl = gs_exact_word_read(&a.tiles[pred].inclusive);
-                if (incl.status >> 2 != epoch) agg = gs_exact_word_read(&a.tiles[pred].aggregate);
-            }
+            if (!ready()) read();
         }
         const bool inclusive = incl.status >> 2 == epoch;
         const unsigned inclusives = __ballot_sync(GS_FULL_MASK, inclusive);
@@ -667,11 +669,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T> &a, int64_t tile, gs_
                 if (inclusives) return false;
                 continue;
             }
-            if (lane == 0) {
-                gs_exact_clear(&s->carry);
-                gs_exact_add_carried_f64(&s->carry, p.hi);
-                gs_exact_add_carried_f64(&s->carry, p.lo);
-            }
+            if (lane == 0) gs_exact_from_pair(&s->carry, p.hi, p.lo);
             full = true;
         }
         for (int l = 0; l <= last; l++) {
@@ -732,7 +730,7 @@ template <class T> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T> 
             gs_exact_normalize(&s->carry);
         }
         if (lane == 0) {
-            gs_exact_set_carry<T>(s, full, p);
+            gs_exact_set_carry(s, full, p);
             /* the inclusive prefix: a pair where one holds it, else exact */
             gs_exact_pair q = p;
             if (!full && !aggregate_full) {
@@ -743,13 +741,8 @@ template <class T> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T> 
             const bool last = tile == gridDim.x - 1;
             if (inclusive_full || last) {
                 gs_exact *c = &s->inclusive;
-                if (full) {
-                    *c = s->carry;
-                } else {
-                    gs_exact_clear(c);
-                    gs_exact_add_carried_f64(c, p.hi);
-                    gs_exact_add_carried_f64(c, p.lo);
-                }
+                if (full) *c = s->carry;
+                else gs_exact_from_pair(c, p.hi, p.lo);
                 if (aggregate_full) {
                     gs_exact_merge(c, &s->sum.sum);
                 } else {
