@@ -9,8 +9,8 @@
 #include "gs_cuda_exact_agent.cuh"
 #include "gs_cuda_handle.cuh"
 
-/* A block sums fewer than 2^27 elements per launch, so its warps' digits
- * (three adds below 2^32 per flushed term) cannot overflow. */
+/* A block sums fewer than 2^27 elements per launch, so its threads' own
+ * states cannot overflow (gs_cuda_exact_agent.cuh). */
 #define GS_EXACT_BLOCK_MAX ((int64_t)1 << 27)
 
 static gs_status check_exact(gs_cuda *g, const char *what, gs_type type, const void *d_in, int64_t n,
@@ -43,19 +43,20 @@ static int64_t share(int64_t n, int64_t blocks, int64_t unit)
 template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_t n, gs_exact *acc)
 {
     constexpr int64_t VEC = 16 / sizeof(T);
+    constexpr int64_t BLOCK = gs_exact_sum_block<T>();
     const auto kernel = gs_exact_sum_kernel<T>;
     int64_t resident;
-    GS_CUDA_PASS(resident_blocks(g, (const void *)kernel, GS_EXACT_BLOCK, &resident));
+    GS_CUDA_PASS(resident_blocks(g, (const void *)kernel, BLOCK, &resident));
     /* no more blocks than vectors to share out; pieces of at most a
      * resident grid of GS_EXACT_BLOCK_MAX each (keeps offsets aligned) */
     const int64_t piece_max = resident * (GS_EXACT_BLOCK_MAX - VEC);
     for (int64_t offset = 0; offset < n; offset += piece_max) {
         const int64_t m = n - offset < piece_max ? n - offset : piece_max;
-        const int64_t wanted = (m + GS_EXACT_BLOCK * GS_EXACT_UNROLL * VEC - 1) / (GS_EXACT_BLOCK * GS_EXACT_UNROLL * VEC);
+        const int64_t wanted = (m + BLOCK * GS_EXACT_UNROLL * VEC - 1) / (BLOCK * GS_EXACT_UNROLL * VEC);
         const int64_t blocks0 = wanted < resident ? wanted : resident;
         const int64_t per_block = share(m, blocks0, VEC);
         const unsigned blocks = (unsigned)((m + per_block - 1) / per_block);
-        kernel<<<blocks, GS_EXACT_BLOCK, 0, g->stream>>>(in + offset, m, per_block, acc, g->d_scalars);
+        kernel<<<blocks, BLOCK, 0, g->stream>>>(in + offset, m, per_block, acc, g->d_scalars);
         GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s reduction", gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64));
     }
     return GS_OK;

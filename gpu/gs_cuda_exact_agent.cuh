@@ -2,12 +2,13 @@
  * gs_cuda_exact_agent.cuh - the kernels of the exact float sums (--exact,
  * gs_exact.h): every result is the exact sum rounded once.
  *
- *   gs_exact_sum_kernel   a reduction: each thread keeps a two-term
- *                         floating-point expansion (error-free TwoSum), and
- *                         only what the expansion cannot hold exactly goes to
- *                         its warp's fixed-point digits in shared memory; the
- *                         blocks' digits go into the caller's gs_exact (global
- *                         atomics, the last block normalizes).
+ *   gs_exact_sum_kernel   a reduction: each thread keeps a floating-point
+ *                         expansion (error-free TwoSum: f32 one term, f64
+ *                         two), and only what it cannot hold exactly goes to
+ *                         the thread's own fixed-point state in shared
+ *                         memory; the blocks' sums go into the caller's
+ *                         gs_exact (global atomics, the last block
+ *                         normalizes).
  *   gs_exact_scan_kernel  a scan in one pass, one tile per block, chained by
  *                         decoupled look-back over exact tile states: a pair
  *                         of doubles whose sum is the state exactly, or a
@@ -87,7 +88,37 @@ GS_DEV gs_dd gs_shfl_up(gs_dd v, int d) { return {gs_shfl_up(v.hi, d), gs_shfl_u
 GS_DEV gs_dd gs_shfl_idx(gs_dd v, int l) { return {gs_shfl_idx(v.hi, l), gs_shfl_idx(v.lo, l)}; }
 GS_DEV gs_dd gs_shfl_xor(gs_dd v, int m) { return {gs_shfl_xor(v.hi, m), gs_shfl_xor(v.lo, m)}; }
 
-/* ---- the digits in shared memory ---------------------------------------------- */
+/* ---- where a thread's expansion puts the terms it cannot hold ------------------ */
+
+/* Each kind of sink adds a term exactly (put: any double; put_element: an
+ * element, which for f32 decodes more cheaply) or records its special bit.
+ * The reduction sends almost every element of full-range data there, so
+ * its sinks are each thread's own state, without atomics (64-bit
+ * shared-memory atomics serialize the lanes that meet on a digit: two to
+ * four times slower, docs/PERFORMANCE.md). The scan's rare paths see few
+ * terms and keep the warp's digits of a gs_exact_block_state. */
+
+/* Adds sign * m * 2^bit (m < 2^64) to digits laid out as gs_exact's,
+ * three 32-bit pieces, by atomics. */
+GS_DEV void gs_exact_digits_add(unsigned long long *digit, uint64_t m, int bit, bool negative)
+{
+    const int i = bit >> 5, s = bit & 31;
+    const uint64_t rest = m >> (32 - s);
+    const uint64_t piece[3] = {(m << s) & 0xffffffffu, rest & 0xffffffffu, rest >> 32};
+#pragma unroll
+    for (int k = 0; k < 3; k++)
+        if (piece[k]) atomicAdd(&digit[i + k], negative ? (unsigned long long)(-(int64_t)piece[k]) : piece[k]);
+}
+
+/* x's significand m, the position of its bit 0 and its sign
+ * (gs_exact_decode_f64); false when there is nothing to add: x is zero, or
+ * not finite (its special bit is then recorded). */
+GS_DEV bool gs_exact_term(double x, unsigned *special, uint64_t &m, int &bit, int &negative)
+{
+    const uint32_t sp = gs_exact_decode_f64(x, &m, &bit, &negative);
+    if (sp) atomicOr(special, sp);
+    return !sp && m != 0;
+}
 
 /* Each warp's carry-save digits (gs_exact's layout, as unsigned words so
  * that atomicAdd wraps as two's complement), the block's special values,
@@ -98,56 +129,136 @@ struct gs_exact_block_state {
     unsigned special;
 };
 
-/* digits += x exactly (x finite), or its special bit. Each of the three
- * adds moves a digit by less than 2^32. */
-GS_DEV void gs_exact_flush(unsigned long long *digit, unsigned *special, double x)
-{
-    uint64_t m;
-    int bit, negative;
-    const uint32_t sp = gs_exact_decode_f64(x, &m, &bit, &negative);
-    if (sp) {
-        atomicOr(special, sp);
-        return;
-    }
-    if (m == 0) return;
-    const int i = bit >> 5, s = bit & 31;
-    const uint64_t rest = m >> (32 - s);
-    uint64_t piece[3] = {(m << s) & 0xffffffffu, rest & 0xffffffffu, rest >> 32};
-#pragma unroll
-    for (int k = 0; k < 3; k++)
-        if (piece[k]) atomicAdd(&digit[i + k], negative ? (unsigned long long)(-(int64_t)piece[k]) : piece[k]);
-}
+/* The scan's sink: the warp's digits of a gs_exact_block_state. Each add
+ * moves a digit by less than 2^32. */
+struct gs_exact_warp_sink {
+    unsigned long long *digit;
+    unsigned *special;
 
-/* What the rare path of gs_expansion::add leaves: the residue e2 goes to
- * the digits (hi, lo become s, t); or x alone goes there and hi, lo stay:
- * for f32 data (x's 24 bits take at most two atomics, e2's 53 three), and
- * when something was not finite (x itself, or hi + x overflowed).
- * Inlined: as a call (which saves the caller's live registers to local
- * memory) it made full-range data 4x slower. */
-template <bool F32>
-__device__ __forceinline__ gs_dd gs_expansion_rare(gs_dd kept, double x, double s, double t, double e2,
-                                                   unsigned long long *digit, unsigned *special)
-{
-    if (!F32 && isfinite(e2)) {
-        gs_exact_flush(digit, special, e2);
-        return {s, t};
+    GS_DEV void put(double x) const
+    {
+        uint64_t m;
+        int bit, negative;
+        if (gs_exact_term(x, special, m, bit, negative)) gs_exact_digits_add(digit, m, bit, negative);
     }
-    gs_exact_flush(digit, special, x);
-    return kept;
-}
+    GS_DEV void put_element(double x) const { put(x); }
+};
 
-/* One thread's exact running sum: hi + lo + whatever it flushed. F32 data
- * (converted exactly to f64) rarely leaves an error in hi, so the second
- * TwoSum runs only when there is one. */
-template <bool F32> struct gs_expansion {
+/* The reductions' sinks: each thread's own state in shared memory, added
+ * to without atomics, laid out word-major (a thread's word k at
+ * own[k * BLOCK]) so that a warp's lanes touch consecutive addresses
+ * whichever words they add to: no bank conflicts. */
+
+/* f32: gs_exact's digits GS_EXACT_F32_FIRST.. as int64. Every value on
+ * f32's grid of 2^-149 and below 2^160 lies there (the elements and a
+ * thread's sums of them); the top digit only takes carries. An element adds
+ * m * 2^bit, below 2^55, to one digit; a digit that nears 2^62 moves its
+ * bits from 2^32 up to the next digit (at most one move in 2^7 adds; a
+ * launch gives a thread fewer than 2^19 adds, so no digit passes 2^63). */
+#define GS_EXACT_F32_FIRST ((1 + 938) / 32)   /* 29: f32's least subnormal (gs_exact_decode_f32) */
+#define GS_EXACT_F32_DIGITS 11
+
+template <int BLOCK> struct gs_exact_f32_sink {
+    long long *own;   /* this thread's digit GS_EXACT_F32_FIRST */
+    unsigned *special;
+
+    /* m < 2^24 at bit (gs_exact_decode_f32's position) */
+    GS_DEV void add(uint32_t m, int bit, bool negative) const
+    {
+        const long long v = (long long)((uint64_t)m << (bit & 31));
+        long long *digit = own + ((bit >> 5) - GS_EXACT_F32_FIRST) * BLOCK;
+        const long long d = *digit + (negative ? -v : v);
+        if (d >= (1ll << 62) || d <= -(1ll << 62)) {
+            digit[BLOCK] += d >> 32;   /* arithmetic: the floor of d / 2^32 */
+            *digit = d & 0xffffffff;
+        } else {
+            *digit = d;
+        }
+    }
+    GS_DEV void put_element(float x) const
+    {
+        const uint32_t b = __float_as_uint(x);
+        const int biased = (int)((b >> 23) & 0xff);
+        if (biased == 0xff) atomicOr(special, (b & 0x7fffff) ? GS_EXACT_NAN : b >> 31 ? GS_EXACT_NEG_INF : GS_EXACT_POS_INF);
+        else add((b & 0x7fffff) | (biased ? 0x800000u : 0u), (biased ? biased : 1) + 938, b >> 31);
+    }
+    /* a thread's hi at the end: on the grid, 53 bits, added 24 at a time */
+    GS_DEV void put(double x) const
+    {
+        uint64_t m;
+        int bit, negative;
+        if (!gs_exact_term(x, special, m, bit, negative)) return;
+        const int zeros = __ffsll((long long)m) - 1;   /* on the grid: bit + zeros >= 939 */
+        m >>= zeros;
+        bit += zeros;
+        for (; m; m >>= 24, bit += 24) add((uint32_t)m & 0xffffff, bit, negative);
+    }
+};
+
+/* f64: a two's complement number of GS_EXACT_F64_WORDS 32-bit words, word
+ * w weighing 2^(32 w) above 2^GS_EXACT_LSB_EXP, as gs_exact's digits (2176
+ * bits: past any thread's sum). A term adds its 53 bits, shifted, to three
+ * words with their carries; the words above gain the carry out, or -1 for a
+ * negative term, which rarely moves past the first of them. */
+#define GS_EXACT_F64_WORDS 68
+
+template <int BLOCK> struct gs_exact_f64_sink {
+    uint32_t *own;   /* this thread's word 0 */
+    unsigned *special;
+
+    GS_DEV void put(double x) const
+    {
+        uint64_t m;
+        int bit, negative;
+        if (!gs_exact_term(x, special, m, bit, negative)) return;
+        const int s = bit & 31;
+        uint32_t w0 = (uint32_t)(m << s), w1 = (uint32_t)(m >> (32 - s)), w2 = s ? (uint32_t)(m >> (64 - s)) : 0u;
+        if (negative) {   /* -v = ~v + 1 over the three words (the + 1 below), all ones above */
+            w0 = ~w0;
+            w1 = ~w1;
+            w2 = ~w2;
+        }
+        uint32_t *word = own + (bit >> 5) * BLOCK;
+        uint64_t t = (uint64_t)word[0] + w0 + (negative ? 1u : 0u);
+        word[0] = (uint32_t)t;
+        t = (uint64_t)word[BLOCK] + w1 + (t >> 32);
+        word[BLOCK] = (uint32_t)t;
+        t = (uint64_t)word[2 * BLOCK] + w2 + (t >> 32);
+        word[2 * BLOCK] = (uint32_t)t;
+        const uint32_t above = (negative ? 0xffffffffu : 0u) + (uint32_t)(t >> 32);   /* +1, -1 or 0 */
+        if (above)
+            for (uint32_t *w = word + 3 * BLOCK; w < own + GS_EXACT_F64_WORDS * BLOCK; w += BLOCK) {
+                const uint32_t before = *w;
+                *w = before + above;
+                if (before != (above == 1 ? 0xffffffffu : 0u)) break;   /* no carry (borrow) on */
+            }
+    }
+    GS_DEV void put_element(double x) const { put(x); }
+};
+
+/* One thread's exact running sum: hi + lo + whatever it put in its sink.
+ * lo keeps hi's errors, and only what lo cannot hold exactly (e2) goes to
+ * the sink; x itself goes when something was not finite (x, or hi + x
+ * overflowed). For f32 data (exact in fp64), e is mostly zero, and the
+ * element itself goes to the sink instead of e2. LO false (the f32
+ * reduction) leaves lo out: such an element goes to the sink as soon as
+ * hi cannot take it, which full-range data made cheaper than a second
+ * TwoSum that mostly fails (docs/PERFORMANCE.md). The rare paths are
+ * inlined: as a call (which saves the caller's live registers to local
+ * memory) they made full-range data 4x slower. */
+template <bool F32, bool LO = true> struct gs_expansion {
     double hi = 0.0, lo = 0.0;
 
-    GS_DEV void add(double x, unsigned long long *digit, unsigned *special)
+    template <class T, class Sink> GS_DEV void add(T x, const Sink &sink)
     {
         double s, e;
-        gs_two_sum(hi, x, s, e);
-        if (F32 && e == 0.0) {   /* a NaN e goes on, to the rare path */
+        gs_two_sum(hi, (double)x, s, e);
+        if (F32 && e == 0.0) {   /* a NaN e goes on, to the sink */
             hi = s;
+            return;
+        }
+        if (!LO) {
+            sink.put_element(x);
             return;
         }
         double t, e2;
@@ -155,11 +266,19 @@ template <bool F32> struct gs_expansion {
         if (e2 == 0.0) {
             hi = s;
             lo = t;
-            return;
+        } else if (!F32 && isfinite(e2)) {
+            sink.put(e2);
+            hi = s;
+            lo = t;
+        } else {
+            sink.put_element(x);
         }
-        const gs_dd r = gs_expansion_rare<F32>({hi, lo}, x, s, t, e2, digit, special);
-        hi = r.hi;
-        lo = r.lo;
+    }
+    /* hi and lo into the sink: the thread's sum is then all there */
+    template <class Sink> GS_DEV void flush(const Sink &sink) const
+    {
+        sink.put(hi);
+        if (LO) sink.put(lo);
     }
 };
 
@@ -176,9 +295,8 @@ GS_DEV void gs_exact_block_clear(gs_exact_block_state *b)
  * vectors (several in flight) when in + begin is 16-byte aligned, else
  * element by element. The block's threads stride through the range
  * together, so loads coalesce. */
-template <class T, bool F32>
-GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expansion<F32> &ex,
-                                unsigned long long *digit, unsigned *special)
+template <int BLOCK, class T, bool F32, bool LO, class Sink>
+GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expansion<F32, LO> &ex, const Sink &sink)
 {
     constexpr int VEC = gs_vec<T>::count;
     const int tid = threadIdx.x;
@@ -187,23 +305,23 @@ GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expa
         const int64_t nvec = (end - begin) / VEC;
         const gs_vec<T> *v = reinterpret_cast<const gs_vec<T> *>(in + begin);
         int64_t i = tid;
-        for (; i + (GS_EXACT_UNROLL - 1) * GS_EXACT_BLOCK < nvec; i += GS_EXACT_UNROLL * GS_EXACT_BLOCK) {
+        for (; i + (GS_EXACT_UNROLL - 1) * BLOCK < nvec; i += GS_EXACT_UNROLL * BLOCK) {
             gs_vec<T> x[GS_EXACT_UNROLL];
 #pragma unroll
-            for (int u = 0; u < GS_EXACT_UNROLL; u++) x[u] = gs_load_vec_nc(&v[i + u * GS_EXACT_BLOCK].e[0]);
+            for (int u = 0; u < GS_EXACT_UNROLL; u++) x[u] = gs_load_vec_nc(&v[i + u * BLOCK].e[0]);
 #pragma unroll
             for (int u = 0; u < GS_EXACT_UNROLL; u++)
 #pragma unroll
-                for (int k = 0; k < VEC; k++) ex.add((double)x[u].e[k], digit, special);
+                for (int k = 0; k < VEC; k++) ex.add(x[u].e[k], sink);
         }
-        for (; i < nvec; i += GS_EXACT_BLOCK) {
+        for (; i < nvec; i += BLOCK) {
             const gs_vec<T> x = gs_load_vec_nc(&v[i].e[0]);
 #pragma unroll
-            for (int k = 0; k < VEC; k++) ex.add((double)x.e[k], digit, special);
+            for (int k = 0; k < VEC; k++) ex.add(x.e[k], sink);
         }
         scalar_from = begin + nvec * VEC;
     }
-    for (int64_t i = scalar_from + tid; i < end; i += GS_EXACT_BLOCK) ex.add((double)in[i], digit, special);
+    for (int64_t i = scalar_from + tid; i < end; i += BLOCK) ex.add(in[i], sink);
 }
 
 /* The block's digits (and specials) into b->sum, normalized; every thread
@@ -231,45 +349,115 @@ GS_DEV void gs_exact_block_total(gs_exact_block_state *b)
 template <class T> GS_DEV void gs_exact_block_sum(const T *in, int64_t begin, int64_t end, gs_exact_block_state *b)
 {
     constexpr bool F32 = sizeof(T) == 4;
-    unsigned long long *digit = b->warp_digit[threadIdx.x / 32];
+    const gs_exact_warp_sink sink = {b->warp_digit[threadIdx.x / 32], &b->special};
     gs_expansion<F32> ex;
-    gs_exact_thread_sum<T, F32>(in, begin, end, ex, digit, &b->special);
-    gs_exact_flush(digit, &b->special, ex.hi);
-    gs_exact_flush(digit, &b->special, ex.lo);
+    gs_exact_thread_sum<GS_EXACT_BLOCK>(in, begin, end, ex, sink);
+    ex.flush(sink);
     gs_exact_block_total(b);
 }
 
 /* ---- the reduction ------------------------------------------------------------- */
 
-/* The reduction kernel's blocks per multiprocessor, which caps its registers:
- * its threads' sums are chains of dependent additions, so it needs warps to
- * hide them. Left to itself ptxas takes 86 (f32) and 114 (f64) registers,
- * two blocks; four (f32, 64 registers) and three (f64, 80) measured faster
- * on an H200 although ptxas then spills 256-276 bytes (f64 is 3% slower on
- * an H100; both stay past 0.9 of the plain sum: docs/PERFORMANCE.md). */
-template <class T> constexpr int gs_exact_sum_min_blocks()
+/* The reduction's block and blocks per multiprocessor. f64's threads keep
+ * 272 bytes each in shared memory, so its blocks are half as large. Four
+ * blocks per SM: f32 then gets 64 registers (ptxas spills 260 bytes; three
+ * blocks, without spills, measured slower), f64 112 (no spills). Six f64
+ * blocks (80 registers) summed full-range data faster, but their 210 KB of
+ * shared memory left L1 too small for the loads in flight: the generator's
+ * data fell to 0.82 of the plain sum (docs/PERFORMANCE.md). */
+template <class T> GS_HD_CONST int gs_exact_sum_block()
 {
-    return sizeof(T) == 4 ? 4 : 3;
+    return sizeof(T) == 4 ? 256 : 128;
 }
+template <class T> GS_HD_CONST int gs_exact_sum_min_blocks()
+{
+    return 4;
+}
+
+/* The reduction's shared memory: its threads' own states (WORDS words
+ * each, the first being gs_exact's digit FIRST), the block's special values
+ * and its sum, which `total` counts up from zero by atomics and normalizes.
+ * Every thread calls clear (a barrier follows) and total (b->sum is ready
+ * for all after it). */
+template <int BLOCK, class Word, int WORDS, int FIRST> struct gs_exact_sum_shared {
+    Word own[WORDS][BLOCK];
+    gs_exact sum;
+    unsigned special;
+
+    GS_DEV void clear()
+    {
+        for (int k = 0; k < WORDS; k++) own[k][threadIdx.x] = 0;
+        for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += BLOCK) sum.digit[d] = 0;
+        if (threadIdx.x == 0) special = 0;
+        __syncthreads();
+    }
+    /* Each thread's words as digits: f32's carry-save digits normalized
+     * first (one could be near 2^62), f64's two's complement words as they
+     * are (the top one signed); their sums over the block fit. */
+    GS_DEV void total()
+    {
+        constexpr bool CARRY_SAVE = sizeof(Word) == 8;
+        int64_t carry = 0;
+#pragma unroll 1
+        for (int k = 0; k < WORDS; k++) {
+            int64_t d;
+            if (CARRY_SAVE) {
+                d = (int64_t)own[k][threadIdx.x] + carry;
+                if (k < WORDS - 1) {
+                    carry = d >> 32;
+                    d &= 0xffffffff;
+                }
+            } else {
+                d = k < WORDS - 1 ? (int64_t)(uint32_t)own[k][threadIdx.x] : (int64_t)(int32_t)own[k][threadIdx.x];
+            }
+            const unsigned long long w = gs_warp_reduce<GS_SUM>((unsigned long long)d);
+            if (threadIdx.x % 32 == 0 && w)
+                atomicAdd(reinterpret_cast<unsigned long long *>(&sum.digit[FIRST + k]), w);
+        }
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            sum.special = special;
+            gs_exact_normalize(&sum);
+        }
+        __syncthreads();
+    }
+};
+
+template <class T> struct gs_exact_sum_types;
+template <> struct gs_exact_sum_types<float> {
+    static constexpr int BLOCK = gs_exact_sum_block<float>();
+    using shared = gs_exact_sum_shared<BLOCK, long long, GS_EXACT_F32_DIGITS, GS_EXACT_F32_FIRST>;
+    using sink = gs_exact_f32_sink<BLOCK>;
+};
+template <> struct gs_exact_sum_types<double> {
+    static constexpr int BLOCK = gs_exact_sum_block<double>();
+    using shared = gs_exact_sum_shared<BLOCK, uint32_t, GS_EXACT_F64_WORDS, 0>;
+    using sink = gs_exact_f64_sink<BLOCK>;
+};
 
 /* Block b sums in[b * per_block, min(n, (b + 1) * per_block)) and adds the
  * sum to *acc; the last block to finish (the threadfence pattern of
  * gs_reduce_kernel) normalizes *acc. per_block is a multiple of the vector
  * length, so blocks stay aligned. */
 template <class T>
-__global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_sum_min_blocks<T>())
+__global__ void __launch_bounds__(gs_exact_sum_block<T>(), gs_exact_sum_min_blocks<T>())
 gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *acc, gs_cuda_scalars *scalars)
 {
-    __shared__ gs_exact_block_state b;
+    constexpr int BLOCK = gs_exact_sum_block<T>();
+    __shared__ typename gs_exact_sum_types<T>::shared b;
     __shared__ bool is_last_block;
-    gs_exact_block_clear(&b);
+    b.clear();
     const int64_t begin = (int64_t)blockIdx.x * per_block;
     const int64_t end = begin + per_block < n ? begin + per_block : n;
-    gs_exact_block_sum(in, begin, end, &b);
+    const typename gs_exact_sum_types<T>::sink sink = {&b.own[0][threadIdx.x], &b.special};
+    gs_expansion<sizeof(T) == 4, sizeof(T) == 8> ex;   /* f32: hi only */
+    gs_exact_thread_sum<BLOCK>(in, begin, end, ex, sink);
+    ex.flush(sink);
+    b.total();
 
     /* normalized digits are below 2^32, *acc's below 2^62 + 2^32 (pending
      * at most GS_EXACT_PENDING_MAX): a grid's worth more cannot overflow */
-    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += BLOCK)
         if (b.sum.digit[d])
             atomicAdd(reinterpret_cast<unsigned long long *>(&acc->digit[d]), (unsigned long long)b.sum.digit[d]);
     if (threadIdx.x == 0) {
@@ -281,12 +469,12 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *acc, gs
     if (!is_last_block) return;
 
     __threadfence();
-    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK)
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += BLOCK)
         b.sum.digit[d] = (int64_t)__ldcg(reinterpret_cast<const unsigned long long *>(&acc->digit[d]));
     __syncthreads();
     if (threadIdx.x == 0) gs_exact_normalize(&b.sum);
     __syncthreads();
-    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) acc->digit[d] = b.sum.digit[d];
+    for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += BLOCK) acc->digit[d] = b.sum.digit[d];
     if (threadIdx.x == 0) {
         acc->pending = 0;
         scalars->blocks_done = 0;   /* ready for the next launch */
@@ -774,16 +962,15 @@ template <class T>
 GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T> &a, int64_t first, int64_t end, gs_exact_scan_shared *s)
 {
     constexpr int VEC = gs_exact_scan_traits<T>::vec, VECS = gs_exact_scan_traits<T>::vecs;
-    unsigned long long *digit = s->sum.warp_digit[threadIdx.x / 32];
+    const gs_exact_warp_sink sink = {s->sum.warp_digit[threadIdx.x / 32], &s->sum.special};
     gs_exact_block_clear(&s->sum);
     gs_expansion<sizeof(T) == 4> ex;
 #pragma unroll 1
     for (int b = 0; b < VECS * VEC; b++) {
         const int64_t i = first + b / VEC * 32 * VEC + b % VEC;
-        if (i < end) ex.add((double)a.in[i], digit, &s->sum.special);
+        if (i < end) ex.add(a.in[i], sink);
     }
-    gs_exact_flush(digit, &s->sum.special, ex.hi);
-    gs_exact_flush(digit, &s->sum.special, ex.lo);
+    ex.flush(sink);
     gs_exact_block_total(&s->sum);
 }
 

@@ -861,6 +861,47 @@ static void test_exact_refusals(void)
     gs_cuda_free(gpu, d_state);
 }
 
+/* An f32 reduction whose threads each send hundreds of terms to one digit
+ * of their own (gs_exact_f32_sink): every fourth element 2^126, then a
+ * value near 2^40 (the expansion's lo holds those), then two near 2^-9.5
+ * whose low bits lo cannot hold, each adding nearly 2^55 to the same digit,
+ * so that digits pass 2^62 and move their high bits up (about 2^27 / 528
+ * blocks / 256 threads / 2 = 496 such terms a thread on an H100, one move
+ * per ~146). Bit for bit against the reference and the CPU backend. */
+static void test_exact_crowded_digits(void)
+{
+    const int64_t n = (int64_t)1 << 27;
+    if (n > max_n()) return;
+    gs_test_rng r = gs_test_case_rng(13, 99, 0, 1);
+    float *in = gs_test_alloc_or_fail((size_t)n * sizeof *in);
+    exact_ref ref;
+    memset(&ref, 0, sizeof ref);
+    for (int64_t i = 0; i < n; i++) {
+        const double f = (double)gs_test_rng_below(&r, (uint64_t)1 << 22);   /* 22 random bits */
+        const double v = i % 4 == 0 ? 0x1p126 : i % 4 == 1 ? ldexp(0x1p23 + f, 40 - 23)
+                                                           : ldexp(0x1.8p23 + f, -10 - 23);   /* [1.5, 2) 2^-10 */
+        in[i] = (float)v;
+        ref_add(&ref, (double)in[i]);
+    }
+    float *d_in = device_alloc((size_t)n * sizeof *in);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * sizeof *in)));
+    gs_exact zero, cpu_total;
+    gs_exact_clear(&zero);
+    cpu_total = zero;
+    gs_exact *d_sum = exact_device_state(&zero);
+    CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, GS_F32, d_in, n, d_sum)));
+    const gs_exact got = exact_fetch(d_sum);
+    gs_cpu_reduce_exact(GS_F32, in, n, &cpu_total);
+    const double want = ref_round(&ref, 53, -1074);
+    if (!same_float(GS_F64, gs_exact_round_f64(&got), want))
+        fprintf(stderr, "    crowded digits: got %a, want %a\n", gs_exact_round_f64(&got), want);
+    CU_ASSERT(same_float(GS_F64, gs_exact_round_f64(&got), want));
+    CU_ASSERT(same_state(got, cpu_total));
+    gs_cuda_free(gpu, d_sum);
+    gs_cuda_free(gpu, d_in);
+    free(in);
+}
+
 /* test_exact_large, switched off like test_large (open_device_suite). */
 static CU_pTest exact_large_test;
 
@@ -1229,6 +1270,7 @@ static void register_exact_suite(void)
     CU_add_test(exact, "exact f64", test_exact_f64);
     CU_add_test(exact, "exact pieces chain, in place", test_exact_chain_in_place);
     CU_add_test(exact, "exact refusals", test_exact_refusals);
+    CU_add_test(exact, "exact f32 reduction, crowded digits", test_exact_crowded_digits);
     exact_large_test = CU_add_test(exact, "exact, more than 2^31 elements", test_exact_large);
     CU_set_fail_on_inactive(CU_FALSE);
 }
