@@ -3,7 +3,8 @@
  *   reduction  one grid of contiguous block ranges (gs_exact_sum_kernel),
  *              the block sums added to *acc, which the last block normalizes
  *   scan       one pass (gs_exact_scan_kernel), one tile per block, each
- *              tile's state published for the look-back of those after it
+ *              tile's state published for the look-back of those after it;
+ *              f64 tiles twice as long where the device has room for them
  */
 #include "gs_cuda_exact.h"
 #include "gs_cuda_exact_agent.cuh"
@@ -62,20 +63,27 @@ template <class T> static gs_status reduce_exact(gs_cuda *g, const T *in, int64_
     return GS_OK;
 }
 
-template <class T>
+/* The scan on tiles of VECS vectors a thread (gs_exact_tile_items). */
+template <class T, int VECS>
 static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, int64_t n, gs_exact *carry)
 {
-    constexpr int64_t ITEMS = gs_exact_tile_items<T>();
+    constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
+    constexpr int DYNAMIC = gs_exact_dynamic_bytes<VECS>();
+    const auto kernel = gs_exact_scan_kernel<T, VECS>;
     const char *name = gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64);
     const int64_t tiles = (n + ITEMS - 1) / ITEMS;
-    /* each tile: its state and two packed exact states (624 bytes per 32 KiB) */
+    /* each tile: its state and two packed exact states (624 bytes) */
     const size_t per_tile = sizeof(gs_exact_tile) + 2 * sizeof(gs_exact_packed);
     size_t bytes;
     if (tiles > INT32_MAX || __builtin_mul_overflow((size_t)tiles, per_tile, &bytes))
         return gs_cuda_fail_status(g, GS_ERR_ARG, "an exact scan of %lld elements needs too many tiles", (long long)n);
     GS_CUDA_PASS(gs_cuda_reserve(g, &g->d_exact_tiles, &g->exact_tiles_bytes, bytes, "exact scan tile states"));
+    if (DYNAMIC) {   /* the first call lets the kernel have its tile's bytes */
+        int per_sm = 0;
+        GS_CUDA_PASS(gs_cuda_occupancy(g, (const void *)kernel, GS_EXACT_BLOCK, DYNAMIC, &per_sm));
+    }
 
-    gs_exact_scan_args<T> args;
+    gs_exact_scan_args<T, VECS> args;
     args.in = in;
     args.out = out;
     args.n = n;
@@ -85,8 +93,60 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     args.epoch = ++g->scan_epoch;
     args.exclusive = kind == GS_EXCLUSIVE;
     args.vector_io = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
-    gs_exact_scan_kernel<T><<<(unsigned)tiles, GS_EXACT_BLOCK, 0, g->stream>>>(args);
+    kernel<<<(unsigned)tiles, GS_EXACT_BLOCK, DYNAMIC, g->stream>>>(args);
     GS_CUDA_CHECK(g, cudaGetLastError(), "launching the exact %s scan", name);
+    return GS_OK;
+}
+
+/* The blocks of long f64 tiles that fit a multiprocessor of the device; 0
+ * where a block may not have its 71 KiB (Turing's limit is 64). */
+static gs_status long_tile_blocks(gs_cuda *g, int *per_sm)
+{
+    constexpr int DYNAMIC = gs_exact_dynamic_bytes<GS_EXACT_VECS_LONG>();
+    const void *kernel = (const void *)gs_exact_scan_kernel<double, GS_EXACT_VECS_LONG>;
+    cudaFuncAttributes attr;
+    int per_block = 0;
+    GS_CUDA_CHECK(g, cudaFuncGetAttributes(&attr, kernel), "attributes of the exact f64 scan kernel");
+    GS_CUDA_CHECK(g, cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device),
+                  "shared memory per block of device %d", g->device);
+    *per_sm = 0;
+    if (attr.sharedSizeBytes + DYNAMIC <= (size_t)per_block)
+        GS_CUDA_PASS(gs_cuda_occupancy(g, kernel, GS_EXACT_BLOCK, DYNAMIC, per_sm));
+    return GS_OK;
+}
+
+/* Whether f64 scans take the long tiles (gs_cuda_set_exact_tiles): by
+ * default where three of their blocks fit a multiprocessor (Hopper's 228
+ * KiB of shared memory; measured faster there, docs/PERFORMANCE.md). AUTO
+ * decides once per handle. */
+static gs_status long_f64_tiles(gs_cuda *g, bool *yes)
+{
+    if (g->exact_tiles != GS_CUDA_EXACT_TILES_AUTO) {
+        *yes = g->exact_tiles == GS_CUDA_EXACT_TILES_LONG;
+        return GS_OK;
+    }
+    if (!g->exact_long_decided) {
+        int per_sm;
+        GS_CUDA_PASS(long_tile_blocks(g, &per_sm));
+        g->exact_long = per_sm >= gs_exact_scan_blocks<GS_EXACT_VECS_LONG>();
+        g->exact_long_decided = true;
+    }
+    *yes = g->exact_long;
+    return GS_OK;
+}
+
+gs_status gs_cuda_set_exact_tiles(gs_cuda *g, gs_cuda_exact_tiles tiles)
+{
+    if (tiles != GS_CUDA_EXACT_TILES_AUTO && tiles != GS_CUDA_EXACT_TILES_SHORT && tiles != GS_CUDA_EXACT_TILES_LONG)
+        return gs_cuda_fail_status(g, GS_ERR_ARG, "gs_cuda_set_exact_tiles: invalid choice %d", (int)tiles);
+    if (tiles == GS_CUDA_EXACT_TILES_LONG) {
+        GS_CUDA_PASS(gs_cuda_enter(g));
+        int per_sm;
+        GS_CUDA_PASS(long_tile_blocks(g, &per_sm));
+        if (per_sm < 1)
+            return gs_cuda_fail_status(g, GS_ERR_ARG, "long exact f64 tiles do not fit a block of device %d", g->device);
+    }
+    g->exact_tiles = tiles;
     return GS_OK;
 }
 
@@ -110,6 +170,12 @@ gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, 
     if (n == 0) return GS_OK;   /* the carry passes through */
     GS_CUDA_PASS(gs_cuda_enter(g));
     if (type == GS_F32)
-        return scan_exact(g, kind, static_cast<const float *>(d_in), static_cast<float *>(d_out), n, d_carry);
-    return scan_exact(g, kind, static_cast<const double *>(d_in), static_cast<double *>(d_out), n, d_carry);
+        return scan_exact<float, GS_EXACT_VECS>(g, kind, static_cast<const float *>(d_in), static_cast<float *>(d_out),
+                                                n, d_carry);
+    const double *in = static_cast<const double *>(d_in);
+    double *out = static_cast<double *>(d_out);
+    bool long_tiles;
+    GS_CUDA_PASS(long_f64_tiles(g, &long_tiles));
+    return long_tiles ? scan_exact<double, GS_EXACT_VECS_LONG>(g, kind, in, out, n, d_carry)
+                      : scan_exact<double, GS_EXACT_VECS>(g, kind, in, out, n, d_carry);
 }

@@ -27,10 +27,19 @@ gs_status gs_cuda_reduce_exact_async(gs_cuda *g, gs_type type, const void *d_in,
 /* d_out[i] = the exact *d_carry + d_in[0] + ... + d_in[i] (inclusive; up to
  * d_in[i-1] exclusive) rounded once to the element type, then *d_carry +=
  * the exact sum of d_in[0..n). d_in == d_out is allowed. The handle keeps
- * tile states of about 1.9% of the input's bytes (624 bytes per tile of
- * 32 KiB) for the largest n it has scanned. */
+ * tile states of 624 bytes per tile (of 32 KiB: 1.9% of the input's bytes;
+ * 64 KiB for long f64 tiles) for the largest n it has scanned. */
 gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, const void *d_in,
                                    void *d_out, int64_t n, gs_exact *d_carry);
+
+/* The tiles of f64 exact scans: by default (AUTO) long ones (8192
+ * elements, 71 KiB of shared memory a block) where three of their blocks
+ * fit a multiprocessor, else short ones (4096); SHORT and LONG choose,
+ * for tests and measurements (LONG is refused, GS_ERR_ARG, where a block
+ * cannot have its 71 KiB). The bits of the results are the same either
+ * way. */
+typedef enum { GS_CUDA_EXACT_TILES_AUTO, GS_CUDA_EXACT_TILES_SHORT, GS_CUDA_EXACT_TILES_LONG } gs_cuda_exact_tiles;
+gs_status gs_cuda_set_exact_tiles(gs_cuda *g, gs_cuda_exact_tiles tiles);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,7 @@
 #define GS_CUDA_EXACT_AGENT_CUH
 
 #include <stdint.h>
+#include <type_traits>
 
 #include "gs_cuda_handle.cuh"
 #include "gs_cuda_traits.cuh"
@@ -484,35 +485,43 @@ gs_exact_sum_kernel(const T *in, int64_t n, int64_t per_block, gs_exact *acc, gs
 /* ---- the scan: one pass, tiles chained by decoupled look-back ------------------ */
 
 /* The fast path's numbers per element type: A its sums (fp64 on a grid for
- * f32, see gs_grid; double-double for f64), the tile's shape, and for f64
- * REL, a bound on the path's error relative to M, the largest sum it forms:
- * N < 64 roundings lie on any element's path (a warp's total: 16 elements
- * and 5 lanes; then 7 warps, 7 vectors, 2 elements, 5 lanes and 3 more),
- * each in double-double's lo, which sums fewer than N errors of at most
- * 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M, all together by
- * N^2 2^-106 M < 2^-94 M; 2^-90 leaves room for the bound's own roundings. */
+ * f32, see gs_grid; double-double for f64), the vector's elements, and for
+ * f64 REL, a bound on the path's error relative to M, the largest sum it
+ * forms: N < 128 roundings lie on any element's path (a warp's total: up
+ * to 32 elements and 5 lanes; then 7 warps, up to 15 vectors, 2 elements,
+ * 5 lanes and 3 more), each in double-double's lo, which sums fewer than N
+ * errors of at most 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M,
+ * all together by N^2 2^-106 M < 2^-92 M; 2^-90 leaves room for the
+ * bound's own roundings. */
 template <class T> struct gs_exact_scan_traits;
 template <> struct gs_exact_scan_traits<float> {
     using A = double;
-    static constexpr int vec = 4, vecs = 8;
+    static constexpr int vec = 4;
 };
 template <> struct gs_exact_scan_traits<double> {
     using A = gs_dd;
-    static constexpr int vec = 2, vecs = 8;
+    static constexpr int vec = 2;
     static constexpr double rel = 0x1p-90;
     static constexpr int exact_bits = 100;
 };
 
-/* The elements of a scan tile: every thread's `vecs` vectors. */
-template <class T> GS_HD_CONST int64_t gs_exact_tile_items()
+/* A scan tile is VECS 16-byte vectors per thread: GS_EXACT_VECS, or for
+ * f64 GS_EXACT_VECS_LONG where three blocks of that fit a multiprocessor
+ * (gs_cuda_exact.cu): f64's chain per tile is the longer, so its tile pays
+ * for being longer (docs/PERFORMANCE.md). */
+#define GS_EXACT_VECS 8
+#define GS_EXACT_VECS_LONG 16
+template <class T, int VECS> GS_HD_CONST int64_t gs_exact_tile_items()
 {
-    return (int64_t)GS_EXACT_BLOCK * gs_exact_scan_traits<T>::vecs * gs_exact_scan_traits<T>::vec;
+    return (int64_t)GS_EXACT_BLOCK * VECS * gs_exact_scan_traits<T>::vec;
 }
 
 /* The exponent of the lowest set bit of x (finite; a large value for 0):
  * x is a multiple of 2^that. When every term and the carry are multiples
  * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
- * arithmetic is exact: a double-double's lo collects errors that stay
+ * arithmetic is exact: a double-double's lo collects errors of at most
+ * 2^(q + 46) each (half an ulp of such a sum), fewer than 128 of them on
+ * any element's path (see the traits), so it stays a multiple of 2^q
  * below 2^(q + 53). Data on a grid (the generator's k * 2^-53, integers)
  * then needs no bound at all, which also decides exact ties. */
 GS_DEV int gs_low_bit(double x)
@@ -722,7 +731,8 @@ GS_DEV void gs_exact_add_packed(gs_exact *e, const gs_exact_packed *p)
     e->special |= __ldcg(&p->special);
 }
 
-template <class T> struct gs_exact_scan_args {
+/* VECS: the tile's shape (gs_exact_tile_items), carried in the type. */
+template <class T, int VECS> struct gs_exact_scan_args {
     const T *in;
     T *out;
     int64_t n;
@@ -742,9 +752,8 @@ template <class T> struct gs_exact_scan_args {
 /* A 16-byte vector of a tile (four f32 or two f64). */
 using gs_exact_raw = typename gs_raw_of<16>::type;
 
-/* What a block keeps in shared memory. */
+/* What a block keeps in shared memory, but for its tile. */
 struct gs_exact_scan_shared {
-    gs_exact_raw stage[gs_exact_scan_traits<float>::vecs][GS_EXACT_BLOCK];   /* the tile, thread-major */
     gs_exact_block_state sum;  /* the rare paths' block sums */
     gs_exact carry;            /* P, the exact sum before the tile, when carry_exact */
     gs_exact inclusive;        /* P + the tile's sum, where a pair cannot hold it */
@@ -764,6 +773,18 @@ struct gs_exact_scan_shared {
     int64_t fail_index[GS_EXACT_FIXES];
     double fail_value[GS_EXACT_FIXES];
 };
+/* The tile, thread-major (thread t's vector j at [j * BLOCK + t]): a
+ * static array for tiles of GS_EXACT_VECS (ptxas spilled three times as
+ * much in the f32 kernel with a dynamic one), dynamic shared memory for
+ * the long ones (past a static array's 48 KiB). */
+struct gs_exact_scan_shared_staged : gs_exact_scan_shared {
+    gs_exact_raw stage[GS_EXACT_VECS * GS_EXACT_BLOCK];
+};
+extern __shared__ gs_exact_raw gs_exact_stage_long[];
+template <int VECS> GS_HD_CONST int gs_exact_dynamic_bytes()
+{
+    return VECS == GS_EXACT_VECS ? 0 : VECS * GS_EXACT_BLOCK * (int)sizeof(gs_exact_raw);
+}
 
 /* s->carry made P exactly, where only the pair held it (a tile's fix or
  * exact path, never both, calls it once); every thread calls it. */
@@ -796,8 +817,8 @@ GS_DEV void gs_exact_set_carry(gs_exact_scan_shared *s, bool full, gs_exact_pair
  * prefix. While every state is a pair and their sum stays whole, P is the
  * pair p (lane 0's); else it is summed exactly into s->carry (normalized on
  * return) and the result is true. */
-template <class T>
-GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T> &a, int64_t tile, gs_exact_scan_shared *s,
+template <class T, int VECS>
+GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_scan_shared *s,
                                gs_exact_pair &p)
 {
     const int lane = threadIdx.x % 32;
@@ -890,7 +911,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T> &a, int64_t tile, gs_
  * tile moves *a.carry past the whole scan. Every thread calls it; a barrier
  * ends it.
  */
-template <class T> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T> &a, gs_exact_scan_shared *s)
+template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, gs_exact_scan_shared *s)
 {
     const int64_t tile = blockIdx.x;
     const int lane = threadIdx.x % 32;
@@ -958,10 +979,10 @@ template <class T> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T> 
 
 /* The tile's exact sum into s->sum.sum (normalized), from its elements
  * loaded again: for a tile whose sum no pair holds. Every thread calls it. */
-template <class T>
-GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T> &a, int64_t first, int64_t end, gs_exact_scan_shared *s)
+template <class T, int VECS>
+GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T, VECS> &a, int64_t first, int64_t end, gs_exact_scan_shared *s)
 {
-    constexpr int VEC = gs_exact_scan_traits<T>::vec, VECS = gs_exact_scan_traits<T>::vecs;
+    constexpr int VEC = gs_exact_scan_traits<T>::vec;
     const gs_exact_warp_sink sink = {s->sum.warp_digit[threadIdx.x / 32], &s->sum.special};
     gs_exact_block_clear(&s->sum);
     gs_expansion<sizeof(T) == 4> ex;
@@ -991,8 +1012,8 @@ GS_DEV int64_t gs_exact_block_exclusive(int64_t v, int64_t *warp_scan)
  * [begin + t*R, begin + (t+1)*R) from the exact carry + the runs before it,
  * rounding each prefix. Reads each element before writing its output, so
  * in place is fine. */
-template <class T>
-__device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
+template <class T, int VECS>
+__device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
                                                 gs_exact_scan_shared *s)
 {
     gs_exact_scan_exact_carry(s);
@@ -1045,8 +1066,8 @@ __device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T> a, i
  * tile [begin, end): the exact carry plus the block's exact sum of the tile
  * up to it, rounded. Every thread calls it; reads inputs only, so the
  * tile's outputs wait for it. */
-template <class T>
-__device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
+template <class T, int VECS>
+__device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
                                               gs_exact_scan_shared *s)
 {
     gs_exact_scan_exact_carry(s);   /* (barriers: s->fail_index is complete) */
@@ -1080,20 +1101,27 @@ __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T> a, in
  * the exact path must take the tile. Every thread calls it and gets the
  * same answer.
  */
-template <class T, bool FIX>
-GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
+template <class T, int VECS, bool FIX>
+GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
 {
     using X = gs_exact_scan_traits<T>;
     using A = typename X::A;
-    constexpr int VEC = X::vec, VECS = X::vecs;
+    constexpr int VEC = X::vec;
     constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
-    constexpr int64_t ITEMS = gs_exact_tile_items<T>();
+    constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
     constexpr bool GRID = sizeof(T) == 4;
+    /* a long tile loads in halves (half its 64 KiB in flight at a time) and
+     * unrolls its output loop 4 times */
+    constexpr int PART = VECS == GS_EXACT_VECS ? VECS : VECS / 2, OUT_UNROLL = VECS == GS_EXACT_VECS ? VECS : 4;
+    static_assert(!GRID || VECS == GS_EXACT_VECS, "f32 tiles are short: the grid needs the whole tile's terms");
     using Raw = gs_exact_raw;
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool whole = a.vector_io && end - begin == ITEMS;
     const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
-    Raw *stage = &s->stage[0][threadIdx.x];                           /* vector j at + j*BLOCK */
+    Raw *stage = threadIdx.x + [&]() -> Raw * {                       /* vector j at + j*BLOCK */
+        if constexpr (VECS == GS_EXACT_VECS) return static_cast<gs_exact_scan_shared_staged *>(s)->stage;
+        else return gs_exact_stage_long;
+    }();
 
     /* ---- the tile's own sums, which need nothing from before it.
      * f32: the terms on the tile's grid (found from the block's sum of |x|)
@@ -1109,25 +1137,26 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
     A total = gs_acc_zero<A>();
     gs_exact_pair rest;
     gs_grid grid;             /* f32 */
-    {
-        T x[VECS][VEC];
+#pragma unroll
+    for (int h = 0; h < VECS; h += PART) {
+        T x[PART][VEC];
         if (whole) {
 #pragma unroll
-            for (int j = 0; j < VECS; j++) {
-                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + j * 32 * VEC));
+            for (int j = 0; j < PART; j++) {
+                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + (h + j) * 32 * VEC));
                 memcpy(x[j], &raw, 16);
             }
         } else {
 #pragma unroll
-            for (int j = 0; j < VECS; j++)
+            for (int j = 0; j < PART; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
-                    const int64_t i = first + j * 32 * VEC + k;
+                    const int64_t i = first + (h + j) * 32 * VEC + k;
                     x[j][k] = i < end ? a.in[i] : (T)0;
                 }
         }
 #pragma unroll
-        for (int j = 0; j < VECS; j++) memcpy(&stage[j * GS_EXACT_BLOCK], x[j], 16);
+        for (int j = 0; j < PART; j++) memcpy(&stage[(h + j) * GS_EXACT_BLOCK], x[j], 16);
         if constexpr (GRID) {
             float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
 #pragma unroll
@@ -1165,7 +1194,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
             abs_sum = off32;
         } else {
 #pragma unroll
-            for (int j = 0; j < VECS; j++)
+            for (int j = 0; j < PART; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
                     total = gs_dd_add(total, (double)x[j][k]);
@@ -1286,7 +1315,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
     uint32_t failed = 0;
     bool decided = true;
-#pragma unroll
+#pragma unroll OUT_UNROLL
     for (int j = 0; j < VECS; j++) {
         T x[VEC];
         memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
@@ -1363,31 +1392,37 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T> &a, int64_t begin, in
 /* The fast path again for a tile it did not decide, now rounding a few
  * undecided outputs one by one; apart, so that the first keeps no
  * registers for it. */
-template <class T>
-__device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T> a, int64_t begin, int64_t end,
+template <class T, int VECS>
+__device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
                                                gs_exact_scan_shared *s)
 {
-    return gs_exact_scan_tile<T, true>(a, begin, end, s);
+    return gs_exact_scan_tile<T, VECS, true>(a, begin, end, s);
 }
 
 /* The scan kernel's blocks per multiprocessor. Its tile waits in shared
- * memory through the look-back, not in registers, so four fit (64
- * registers; the spills are in the rare paths' serial code); while one
- * block waits on the tiles before it, the others work. Four measured
- * 1.2-1.4x faster than two, five slower (docs/PERFORMANCE.md). */
-#define GS_EXACT_SCAN_BLOCKS 4
+ * memory through the look-back, not in registers, so four blocks of short
+ * tiles (32 KiB, 64 registers) or three of long ones (64 KiB) fit; the
+ * spills are in the rare paths' serial code. While one block waits on the
+ * tiles before it, the others work. Four short ones measured 1.2-1.4x
+ * faster than two, five slower (docs/PERFORMANCE.md). */
+template <int VECS> GS_HD_CONST int gs_exact_scan_blocks()
+{
+    return VECS == GS_EXACT_VECS ? 4 : 3;
+}
 
 /* Block b scans tile b: the fast path, else the fast path with a few
- * outputs rounded one by one, else the exact path from the exact carry. */
-template <class T>
-__global__ void __launch_bounds__(GS_EXACT_BLOCK, GS_EXACT_SCAN_BLOCKS)
-gs_exact_scan_kernel(const gs_exact_scan_args<T> a)
+ * outputs rounded one by one, else the exact path from the exact carry.
+ * Long tiles wait in gs_exact_dynamic_bytes<VECS>() of dynamic shared
+ * memory. */
+template <class T, int VECS>
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_scan_blocks<VECS>())
+gs_exact_scan_kernel(const gs_exact_scan_args<T, VECS> a)
 {
-    constexpr int64_t ITEMS = gs_exact_tile_items<T>();
-    __shared__ gs_exact_scan_shared s;
+    constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
+    __shared__ std::conditional_t<VECS == GS_EXACT_VECS, gs_exact_scan_shared_staged, gs_exact_scan_shared> s;
     const int64_t begin = (int64_t)blockIdx.x * ITEMS;
     const int64_t end = begin + ITEMS < a.n ? begin + ITEMS : a.n;
-    if (!gs_exact_scan_tile<T, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s))
+    if (!gs_exact_scan_tile<T, VECS, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s))
         gs_exact_scan_slow(a, begin, end, &s);
 }
 

@@ -9,7 +9,8 @@
  * full-range reductions). Each row also prints the exact and plain results
  * so that a wrong exact kernel shows at once.
  *
- * usage: gpu_exact_bench [LOG2N (28)] [ITERS (10)]
+ * usage: gpu_exact_bench [LOG2N (28)] [ITERS (10)] [auto|short|long: the
+ *        f64 scans' tiles, gs_cuda_set_exact_tiles (auto)]
  */
 #include <math.h>
 #include <stdio.h>
@@ -131,9 +132,13 @@ int main(int argc, char **argv)
         printf("gpu_exact_bench: no usable GPU\n");
         return 77;
     }
+    const char *tiles = argc > 3 ? argv[3] : "auto";
+    CHECK(gs_cuda_set_exact_tiles(gpu, strcmp(tiles, "short") == 0  ? GS_CUDA_EXACT_TILES_SHORT
+                                       : strcmp(tiles, "long") == 0 ? GS_CUDA_EXACT_TILES_LONG
+                                                                    : GS_CUDA_EXACT_TILES_AUTO));
     gs_cuda_device_info info;
     CHECK(gs_cuda_info(gpu, &info));
-    printf("%s, %d SMs, n = 2^%d, median of %d\n", info.name, info.sm_count, log2n, iters);
+    printf("%s, %d SMs, n = 2^%d, median of %d, f64 scan tiles %s\n", info.name, info.sm_count, log2n, iters, tiles);
     printf("%-4s %-10s %-6s %10s %10s %9s %9s %7s   %-24s %s\n", "type", "data", "op", "plain ms", "exact ms",
            "plain GB/s", "exact GB/s", "ratio", "exact result", "plain result");
 

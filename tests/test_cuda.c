@@ -785,9 +785,9 @@ static void check_exact_case(gs_type type, int data, const void *in, int64_t n, 
     case_close(&c);
 }
 
-/* Sizes around the kernels' boundaries: vectors, scan tiles (4096 f64 or
- * 8192 f32 elements, one per block), look-back windows (32 tiles), and
- * past 2^20. */
+/* Sizes around the kernels' boundaries: vectors, scan tiles (4096 or 8192
+ * f64 elements, 8192 f32, one per block), look-back windows (32 tiles),
+ * and past 2^20. */
 static const int64_t exact_sizes[] = {0, 1, 2, 3, 5, 31, 257, 997, 2047, 4096, 8191, 8192, 8193,
                                       65537, 262147, 1000003, ((int64_t)1 << 20) + 7};
 
@@ -806,7 +806,20 @@ static void check_exact_type(gs_type type)
 }
 
 static void test_exact_f32(void) { check_exact_type(GS_F32); }
-static void test_exact_f64(void) { check_exact_type(GS_F64); }
+
+/* f64 scans on both tile lengths (gs_cuda_set_exact_tiles), the long
+ * ones where the device has room for them. */
+static void test_exact_f64(void)
+{
+    CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_SHORT)));
+    check_exact_type(GS_F64);
+    if (gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_LONG) == GS_OK) {
+        check_exact_type(GS_F64);
+    } else {
+        printf("\n    rank %d: long f64 tiles not checked: %s\n", gs_test_rank(), gs_cuda_error(gpu));
+    }
+    CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_AUTO)));
+}
 
 /* Pieces chained through one device state give the whole's outputs and
  * state; in place gives the same outputs. */
@@ -857,6 +870,8 @@ static void test_exact_refusals(void)
     CU_ASSERT_EQUAL(gs_cuda_scan_exact_async(gpu, GS_F64, (gs_scan_kind)7, d, d, 2, d_state), GS_ERR_ARG);
     CU_ASSERT_EQUAL(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, NULL, d, 4, d_state), GS_ERR_ARG);
     CU_ASSERT_EQUAL(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d, d, 0, d_state), GS_OK);
+    CU_ASSERT_EQUAL(gs_cuda_set_exact_tiles(gpu, (gs_cuda_exact_tiles)7), GS_ERR_ARG);
+    CU_ASSERT(strstr(gs_cuda_error(gpu), "invalid choice") != NULL);
     gs_cuda_free(gpu, d);
     gs_cuda_free(gpu, d_state);
 }
