@@ -1,5 +1,5 @@
 /*
- * gs_cuda_exact.cu - the launches of the exact sums (gs_cuda_exact_agent.cuh):
+ * gs_cuda_exact.cu - the launches of the exact sums (gs_cuda_exact_*agent.cuh):
  *   reduction  one grid of contiguous block ranges (gs_exact_sum_kernel),
  *              the block sums added to *acc, which the last block normalizes
  *   scan       one pass (gs_exact_scan_kernel), one tile per block, each
@@ -7,11 +7,12 @@
  *              f64 tiles twice as long where the device has room for them
  */
 #include "gs_cuda_exact.h"
-#include "gs_cuda_exact_agent.cuh"
+#include "gs_cuda_exact_reduce_agent.cuh"
+#include "gs_cuda_exact_scan_agent.cuh"
 #include "gs_cuda_handle.cuh"
 
 /* A block sums fewer than 2^27 elements per launch, so its threads' own
- * states cannot overflow (gs_cuda_exact_agent.cuh). */
+ * states cannot overflow (gs_cuda_exact_reduce_agent.cuh). */
 #define GS_EXACT_BLOCK_MAX ((int64_t)1 << 27)
 
 static gs_status check_exact(gs_cuda *g, const char *what, gs_type type, const void *d_in, int64_t n,

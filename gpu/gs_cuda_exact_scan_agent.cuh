@@ -1,0 +1,976 @@
+/*
+ * gs_cuda_exact_scan_agent.cuh - the exact scan kernel (--exact,
+ * gs_exact.h):
+ *
+ *   gs_exact_scan_kernel  a scan in one pass, one tile per block, chained by
+ *                         decoupled look-back over exact tile states: a pair
+ *                         of doubles whose sum is the state exactly, or a
+ *                         packed gs_exact where no pair holds it. A tile first
+ *                         sums its elements exactly on its own (f32: on a
+ *                         grid; f64: in double-double where that is exact)
+ *                         and publishes that; with P, the exact sum before
+ *                         it, from the look-back, the fast path rounds P +
+ *                         each local prefix, checked against a bound on its
+ *                         error: an output whose approximation is farther
+ *                         than the bound from every rounding boundary rounds
+ *                         exactly as the exact prefix does. Up to
+ *                         GS_EXACT_FIXES outputs too close (or zero) are
+ *                         rounded one by one from the exact carry; a tile
+ *                         with more (or a special value, an overflow) takes
+ *                         the exact path: each thread walks a run of elements
+ *                         with a normalized gs_exact and rounds every prefix.
+ *
+ * Launched by gs_cuda_exact.cu.
+ */
+#ifndef GS_CUDA_EXACT_SCAN_AGENT_CUH
+#define GS_CUDA_EXACT_SCAN_AGENT_CUH
+
+#include <type_traits>
+
+#include "gs_cuda_exact_agent.cuh"
+
+/* ---- the scan: one pass, tiles chained by decoupled look-back ------------------ */
+
+/* The fast path's numbers per element type: A its sums (fp64 on a grid for
+ * f32, see gs_grid; double-double for f64), the vector's elements, and for
+ * f64 REL, a bound on the path's error relative to M, the largest sum it
+ * forms: N < 128 roundings lie on any element's path (a warp's total: up
+ * to 32 elements and 5 lanes; then 7 warps, up to 15 vectors, 2 elements,
+ * 5 lanes and 3 more), each in double-double's lo, which sums fewer than N
+ * errors of at most 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M,
+ * all together by N^2 2^-106 M < 2^-92 M; 2^-90 leaves room for the
+ * bound's own roundings. */
+template <class T> struct gs_exact_scan_traits;
+template <> struct gs_exact_scan_traits<float> {
+    using A = double;
+    static constexpr int vec = 4;
+};
+template <> struct gs_exact_scan_traits<double> {
+    using A = gs_dd;
+    static constexpr int vec = 2;
+    static constexpr double rel = 0x1p-90;
+    static constexpr int exact_bits = 100;
+};
+
+/* A scan tile is VECS 16-byte vectors per thread: GS_EXACT_VECS, or for
+ * f64 GS_EXACT_VECS_LONG where three blocks of that fit a multiprocessor
+ * (gs_cuda_exact.cu): f64's chain per tile is the longer, so its tile pays
+ * for being longer (docs/PERFORMANCE.md). */
+#define GS_EXACT_VECS 8
+#define GS_EXACT_VECS_LONG 16
+template <class T, int VECS> GS_HD_CONST int64_t gs_exact_tile_items()
+{
+    return (int64_t)GS_EXACT_BLOCK * VECS * gs_exact_scan_traits<T>::vec;
+}
+
+/* The exponent of the lowest set bit of x (finite; a large value for 0):
+ * x is a multiple of 2^that. When every term and the carry are multiples
+ * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
+ * arithmetic is exact: a double-double's lo collects errors of at most
+ * 2^(q + 46) each (half an ulp of such a sum), fewer than 128 of them on
+ * any element's path (see the traits), so it stays a multiple of 2^q
+ * below 2^(q + 53). Data on a grid (the generator's k * 2^-53, integers)
+ * then needs no bound at all, which also decides exact ties. */
+GS_DEV int gs_low_bit(double x)
+{
+    const uint64_t b = (uint64_t)__double_as_longlong(x);
+    const int biased = (int)((b >> 52) & 0x7ff);
+    const uint64_t m = (b & 0xfffffffffffffull) | (biased ? 0x10000000000000ull : 0);
+    return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
+}
+
+/* The f32 fast path's grid: a tile's sums run on multiples of 2^q, each
+ * term moved onto the grid (by at most 2^(q-1)), with q = floor(log2 M) - 51
+ * for M >= the tile's sum of |x|. Every partial sum is then a multiple of
+ * 2^q below M + 8193 * 2^(q-1) < 2^(q+53): exact in fp64. The only error is
+ * what the grid rounded off: nothing for most data (it takes terms 2^28
+ * times below M to lose bits). */
+struct gs_grid {
+    float from = 0.0f;    /* 2^(q+23), where f32's spacing reaches 2^q; 0: every f32 is on the grid */
+    bool usable = false;  /* q <= 104: that fits f32 */
+
+    /* a term, in f32 (no conversion, no fp64 rounding): from 2^(q+23) up it
+     * is a multiple of 2^q already; below, |x| + 2^(q+23) lies where the
+     * spacing is 2^q, so the addition rounds |x| to the grid and taking
+     * 2^(q+23) off again is exact */
+    GS_DEV float round(float x) const
+    {
+        const float a = fabsf(x);
+        return a >= from ? x : copysignf(__fsub_rn(__fadd_rn(a, from), from), x);
+    }
+};
+GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
+{
+    int e = magnitude > 0.0 ? ilogb(magnitude) : -150;
+    e = e < -150 ? -150 : e;   /* f32 sums are multiples of 2^-149 */
+    const int q = e - 51;
+    gs_grid g;
+    g.usable = q <= 104;
+    if (q >= -149 && g.usable) g.from = __int_as_float((q + 23 + 127) << 23);
+    return g;
+}
+
+/* RN(carry + local) in f32, carry = hi + lo exactly up to `bound`, local on
+ * the tile's grid: TwoSum gives the sum as h + e exactly, and the ends of
+ * the interval around h + (e + lo), rounded outwards to fp64, decide it
+ * when they round alike (rounding is monotonic); else `ok` is cleared. An
+ * exact zero is +0; a zero with a bound is left undecided (the exact carry
+ * knows its sign). Every element is checked without a branch (&, not &&):
+ * per element, branches cost more than the arithmetic. */
+GS_DEV float gs_exact_round_checked(double hi, double lo, double local, double bound, bool &ok)
+{
+    double h, e;
+    gs_two_sum(hi, local, h, e);
+    const double l = __dadd_rn(e, lo);
+    const float up = __double2float_rn(__dadd_ru(h, __dadd_ru(l, bound)));
+    ok = ok & (up == __double2float_rn(__dadd_rd(h, __dadd_rd(l, -bound)))) &
+         ((up != 0.0f) | ((h == 0.0) & (bound == 0.0)));
+    return up;
+}
+
+/* RN(v) in f64 for a double-double v: h + l is v exactly, and the
+ * interval's ends are h plus l's ends, each rounded once. */
+GS_DEV double gs_exact_round_checked(gs_dd v, double bound, bool &ok)
+{
+    double h, l;
+    gs_two_sum(v.hi, v.lo, h, l);
+    if (bound == 0.0) return h == 0.0 ? 0.0 : h;   /* exact: h is the rounding of hi + lo */
+    const double r = __dadd_rn(h, __dadd_ru(l, bound));
+    ok = ok & (r == __dadd_rn(h, __dadd_rd(l, -bound))) & (r != 0.0);
+    return r;
+}
+
+/* A sum of a few values kept exactly in two doubles while `whole` holds
+ * (when an addition leaves an error the pair cannot keep, it clears). */
+struct gs_exact_pair {
+    double hi = 0.0, lo = 0.0;
+    bool whole = true;
+
+    GS_DEV void add(double x)
+    {
+        double s, e, t, e2;
+        gs_two_sum(hi, x, s, e);
+        gs_two_sum(lo, e, t, e2);
+        hi = s;
+        lo = t;
+        whole = whole & (e2 == 0.0);
+    }
+    GS_DEV void add(const gs_exact_pair &o)
+    {
+        add(o.hi);
+        add(o.lo);
+        whole = whole & o.whole;
+    }
+};
+
+/* The warp's pairs summed (lane 0's sum is the one to use: lanes add in
+ * different orders, so their pairs, and whether they stayed whole, may
+ * differ; every one is the same exact value when whole). */
+GS_DEV gs_exact_pair gs_exact_pair_warp_sum(gs_exact_pair p)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+        gs_exact_pair o;
+        o.hi = __shfl_xor_sync(GS_FULL_MASK, p.hi, m);
+        o.lo = __shfl_xor_sync(GS_FULL_MASK, p.lo, m);
+        o.whole = __shfl_xor_sync(GS_FULL_MASK, (int)p.whole, m);
+        p.add(o);
+    }
+    return p;
+}
+
+/* e += x exactly (x finite or not). */
+GS_DEV void gs_exact_add_carried_f64(gs_exact *e, double x)
+{
+    uint64_t m;
+    int bit, negative;
+    const uint32_t sp = gs_exact_decode_f64(x, &m, &bit, &negative);
+    if (sp) e->special |= sp;
+    else if (m) gs_exact_add_carried(e, m, bit, negative);
+}
+
+/* e = hi + lo exactly, normalized. */
+GS_DEV void gs_exact_from_pair(gs_exact *e, double hi, double lo)
+{
+    gs_exact_clear(e);
+    gs_exact_add_carried_f64(e, hi);
+    gs_exact_add_carried_f64(e, lo);
+}
+
+/* hi = RN(c), lo = RN(c - hi) in f64, for a normalized c (left as it was);
+ * true when hi + lo is c exactly (c holds no special value). Else
+ * |c - hi - lo| <= 2^-106 |hi| + 2^-1075 when hi is finite. */
+GS_DEV bool gs_exact_to_pair(gs_exact *c, double &hi, double &lo)
+{
+    hi = gs_exact_round_f64_from(c, GS_EXACT_DIGITS - 1);
+    lo = 0.0;
+    if (c->special || !isfinite(hi)) return false;
+    gs_exact_add_carried_f64(c, -hi);
+    lo = gs_exact_round_f64_from(c, GS_EXACT_DIGITS - 1);
+    gs_exact_add_carried_f64(c, -lo);
+    const bool exact = gs_exact_top_digit(c, GS_EXACT_DIGITS - 1) < 0 && c->digit[GS_EXACT_DIGITS - 1] == 0;
+    gs_exact_add_carried_f64(c, lo);
+    gs_exact_add_carried_f64(c, hi);
+    return exact;
+}
+
+/* ---- tile states ------------------------------------------------------------------ */
+
+/* What a tile publishes for the tiles after it, its aggregate and then its
+ * inclusive prefix, each a word: status = epoch << 2 | flags, and hi, in one
+ * 16-byte store (an aligned 16-byte access is not split, as gs_tile_state
+ * relies on too): a reader sees both or neither. Flags: none, the value is
+ * hi; GS_EXACT_VALUE_PAIR, it is hi + lo exactly, lo in the tile's side
+ * field; GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide range
+ * of exponents) and it is the tile's gs_exact_packed. Side fields are
+ * written before the word's release and read after its acquire. Statuses of
+ * earlier launches carry an older epoch and read as "not yet", so the
+ * states never need clearing. */
+enum { GS_EXACT_VALUE_PAIR = 1, GS_EXACT_VALUE_FULL = 2 };
+struct alignas(16) gs_exact_word {
+    uint64_t status;
+    double hi;
+};
+struct gs_exact_tile {
+    gs_exact_word aggregate, inclusive;
+    double aggregate_lo, inclusive_lo;
+};
+/* A normalized gs_exact in half the bytes: its digits below the top one
+ * are below 2^32. Each tile has two: its aggregate, its inclusive prefix. */
+struct gs_exact_packed {
+    int64_t top;
+    uint32_t special;
+    uint32_t digit[GS_EXACT_DIGITS - 1];
+};
+
+/* A word with side fields is released (they were written first, by the
+ * same thread); one without needs no ordering. Reads acquire, so a reader
+ * may read the side fields after (measured faster than a relaxed read and
+ * a fence where there are side fields). */
+GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint64_t status, double hi)
+{
+    const uint64_t bits = (uint64_t)__double_as_longlong(hi);
+    if (status & (GS_EXACT_VALUE_PAIR | GS_EXACT_VALUE_FULL))
+        asm volatile("st.release.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(status), "l"(bits) : "memory");
+    else
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(status), "l"(bits) : "memory");
+}
+GS_DEV gs_exact_word gs_exact_word_read(const gs_exact_word *w)
+{
+    uint64_t status, bits;
+    asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(status), "=l"(bits) : "l"(w) : "memory");
+    return {status, __longlong_as_double((long long)bits)};
+}
+/* Where another lane of the warp read the released word: its side fields are visible after. */
+GS_DEV void gs_exact_acquire_fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+
+GS_DEV void gs_exact_pack(gs_exact_packed *p, const gs_exact *e)   /* e normalized */
+{
+    for (int d = 0; d < GS_EXACT_DIGITS - 1; d++) p->digit[d] = (uint32_t)e->digit[d];
+    p->top = e->digit[GS_EXACT_DIGITS - 1];
+    p->special = e->special;
+}
+GS_DEV void gs_exact_add_packed(gs_exact *e, const gs_exact_packed *p)
+{
+    gs_exact_count(e, 1);   /* each digit moves by less than 2^32 */
+    for (int d = 0; d < GS_EXACT_DIGITS - 1; d++) e->digit[d] += __ldcg(&p->digit[d]);
+    e->digit[GS_EXACT_DIGITS - 1] += __ldcg(&p->top);
+    e->special |= __ldcg(&p->special);
+}
+
+/* VECS: the tile's shape (gs_exact_tile_items), carried in the type. */
+template <class T, int VECS> struct gs_exact_scan_args {
+    const T *in;
+    T *out;
+    int64_t n;
+    gs_exact *carry;           /* before element 0; tile 0 reads it, the last tile moves it past n */
+    gs_exact_tile *tiles;      /* one per block */
+    gs_exact_packed *full;     /* two per block: aggregate, inclusive prefix */
+    uint64_t epoch;
+    bool exclusive;
+    bool vector_io;            /* in and out 16-byte aligned: whole tiles use vectors */
+};
+
+/* Outputs of a tile that are rounded one by one from the exact carry when
+ * the fast path's check leaves them undecided; with more, the tile takes
+ * the exact path. */
+#define GS_EXACT_FIXES 8
+
+/* A 16-byte vector of a tile (four f32 or two f64). */
+using gs_exact_raw = typename gs_raw_of<16>::type;
+
+/* What a block keeps in shared memory, but for its tile. */
+struct gs_exact_scan_shared {
+    gs_exact_block_state sum;  /* the rare paths' block sums */
+    gs_exact carry;            /* P, the exact sum before the tile, when carry_exact */
+    gs_exact inclusive;        /* P + the tile's sum, where a pair cannot hold it */
+    double hi, lo, err;        /* P for the fast path: |P - (hi + lo)| <= err */
+    int low;                   /* with err == 0: P is a multiple of 2^low */
+    bool all_slow;             /* P holds a special value or is beyond fp64 */
+    bool carry_exact;
+    bool aggregate_full;       /* the tile's exact sum is sum.sum, not aggregate */
+    double aggregate[2];
+    int warp_low[GS_EXACT_WARPS];
+    gs_dd warp_total[GS_EXACT_WARPS];
+    double warp_abs[GS_EXACT_WARPS];
+    double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
+    gs_exact_pair warp_rest[GS_EXACT_WARPS];
+    int64_t warp_scan[GS_EXACT_WARPS];
+    int fails;                 /* outputs of the tile its check left undecided */
+    int64_t fail_index[GS_EXACT_FIXES];
+    double fail_value[GS_EXACT_FIXES];
+};
+/* The tile, thread-major (thread t's vector j at [j * BLOCK + t]): a
+ * static array for tiles of GS_EXACT_VECS (ptxas spilled three times as
+ * much in the f32 kernel with a dynamic one), dynamic shared memory for
+ * the long ones (past a static array's 48 KiB). */
+struct gs_exact_scan_shared_staged : gs_exact_scan_shared {
+    gs_exact_raw stage[GS_EXACT_VECS * GS_EXACT_BLOCK];
+};
+extern __shared__ gs_exact_raw gs_exact_stage_long[];
+template <int VECS> GS_HD_CONST int gs_exact_dynamic_bytes()
+{
+    return VECS == GS_EXACT_VECS ? 0 : VECS * GS_EXACT_BLOCK * (int)sizeof(gs_exact_raw);
+}
+
+/* s->carry made P exactly, where only the pair held it (a tile's fix or
+ * exact path, never both, calls it once); every thread calls it. */
+GS_DEV void gs_exact_scan_exact_carry(gs_exact_scan_shared *s)
+{
+    __syncthreads();
+    if (threadIdx.x == 0 && !s->carry_exact) gs_exact_from_pair(&s->carry, s->hi, s->lo);
+    __syncthreads();
+}
+
+/* Lane 0 of warp 0: P for the fast path, from the pair p (exact) or, when
+ * full, from s->carry (normalized). */
+GS_DEV void gs_exact_set_carry(gs_exact_scan_shared *s, bool full, gs_exact_pair p)
+{
+    double hi, lo;
+    bool exact = true;
+    if (full) exact = gs_exact_to_pair(&s->carry, hi, lo);
+    else gs_two_sum(p.hi, p.lo, hi, lo);   /* normalized: |lo| <= ulp(hi) / 2 */
+    s->hi = hi;
+    s->lo = lo;
+    s->err = exact ? 0.0 : __dadd_ru(__dmul_ru(fabs(hi), 0x1p-106), 0x1p-1074);
+    const int low_hi = gs_low_bit(hi), low_lo = gs_low_bit(lo);
+    s->low = low_hi < low_lo ? low_hi : low_lo;
+    s->all_slow = full && (s->carry.special != 0 || !isfinite(hi));
+    s->carry_exact = full;
+}
+
+/* Warp 0 of tile `tile` > 0: P from the states of the tiles before it, each
+ * lane reading one, nearest first, 32 at a time until one is an inclusive
+ * prefix. While every state is a pair and their sum stays whole, P is the
+ * pair p (lane 0's); else it is summed exactly into s->carry (normalized on
+ * return) and the result is true. */
+template <class T, int VECS>
+GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_scan_shared *s,
+                               gs_exact_pair &p)
+{
+    const int lane = threadIdx.x % 32;
+    const uint64_t epoch = a.epoch;
+    bool full = false;
+    for (int64_t window = tile - 1;; window -= 32) {
+        const int64_t pred = window - lane;
+        /* before tile 0: never counted (tile 0 is an inclusive prefix) */
+        gs_exact_word incl = {epoch << 2, 0.0}, agg = {0, 0.0};
+        const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
+        const auto read = [&] {   /* the aggregate only while there is no inclusive prefix */
+            incl = gs_exact_word_read(&a.tiles[pred].inclusive);
+            if (incl.status >> 2 != epoch) agg = gs_exact_word_read(&a.tiles[pred].aggregate);
+        };
+        if (pred >= 0) read();
+        while (__any_sync(GS_FULL_MASK, !ready())) {
+            __nanosleep(64);
+            if (!ready()) read();
+        }
+        const bool inclusive = incl.status >> 2 == epoch;
+        const unsigned inclusives = __ballot_sync(GS_FULL_MASK, inclusive);
+        /* lanes up to the nearest inclusive prefix count; farther ones not */
+        const int last = inclusives ? __ffs(inclusives) - 1 : 31;
+        const bool counted = lane <= last;
+        const gs_exact_word w = inclusive ? incl : agg;
+        const unsigned flags = counted ? (unsigned)(w.status & 3) : 0u;
+        const double hi = counted ? w.hi : 0.0;
+        if (!full && !__any_sync(GS_FULL_MASK, flags)) {
+            /* single values: their sum in fp64, exact when no addition
+             * rounded (the butterfly leaves it in every lane) */
+            double sum = hi;
+            bool exact = true;
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) {
+                double e;
+                gs_two_sum(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m), sum, e);
+                exact = exact & (e == 0.0);
+            }
+            gs_exact_pair q = p;
+            q.add(sum);
+            if (__all_sync(GS_FULL_MASK, exact) && __shfl_sync(GS_FULL_MASK, (int)q.whole, 0)) {
+                p = q;
+                if (inclusives) return false;
+                continue;
+            }
+        }
+        gs_exact_pair v;
+        v.hi = hi;
+        if (flags & GS_EXACT_VALUE_PAIR) {
+            v.lo = __ldcg(inclusive ? &a.tiles[pred].inclusive_lo : &a.tiles[pred].aggregate_lo);
+        }
+        if (!full) {
+            gs_exact_pair q = p;
+            q.add(gs_exact_pair_warp_sum(v));
+            if (__shfl_sync(GS_FULL_MASK, (int)q.whole, 0) && !__any_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL)) {
+                p = q;
+                if (inclusives) return false;
+                continue;
+            }
+            if (lane == 0) gs_exact_from_pair(&s->carry, p.hi, p.lo);
+            full = true;
+        }
+        for (int l = 0; l <= last; l++) {
+            const bool packed = __shfl_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL, l);
+            const bool li = __shfl_sync(GS_FULL_MASK, inclusive, l);
+            const double h = __shfl_sync(GS_FULL_MASK, v.hi, l), lo = __shfl_sync(GS_FULL_MASK, v.lo, l);
+            if (lane == 0) {
+                if (packed) {
+                    gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
+                    gs_exact_add_packed(&s->carry, &a.full[2 * (window - l) + li]);
+                } else {
+                    gs_exact_add_f64(&s->carry, h);
+                    gs_exact_add_f64(&s->carry, lo);
+                }
+            }
+        }
+        if (inclusives) {
+            if (lane == 0) gs_exact_normalize(&s->carry);
+            __syncwarp();
+            return true;
+        }
+    }
+}
+
+/*
+ * Warp 0, between the tile's own sums and its outputs: publishes the tile's
+ * aggregate (s->aggregate, or s->sum.sum when aggregate_full), finds P (the
+ * look-back; tile 0: *a.carry), publishes the inclusive prefix P +
+ * aggregate, and leaves P for the fast path (gs_exact_set_carry). The last
+ * tile moves *a.carry past the whole scan. Every thread calls it; a barrier
+ * ends it.
+ */
+template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, gs_exact_scan_shared *s)
+{
+    const int64_t tile = blockIdx.x;
+    const int lane = threadIdx.x % 32;
+    const uint64_t status = a.epoch << 2;
+    gs_exact_tile *state = &a.tiles[tile];
+    if (threadIdx.x < 32) {
+        const bool aggregate_full = s->aggregate_full;
+        if (tile > 0 && lane == 0) {
+            unsigned flags = 0;
+            if (aggregate_full) {
+                gs_exact_pack(&a.full[2 * tile], &s->sum.sum);
+                flags = GS_EXACT_VALUE_FULL;
+            } else if (s->aggregate[1] != 0.0) {
+                state->aggregate_lo = s->aggregate[1];
+                flags = GS_EXACT_VALUE_PAIR;
+            }
+            gs_exact_word_publish(&state->aggregate, status | flags, s->aggregate[0]);
+        }
+        gs_exact_pair p;
+        bool full = true;
+        if (tile > 0) {
+            full = gs_exact_look_back(a, tile, s, p);
+        } else if (lane == 0) {
+            s->carry = *a.carry;
+            gs_exact_normalize(&s->carry);
+        }
+        if (lane == 0) {
+            gs_exact_set_carry(s, full, p);
+            /* the inclusive prefix: a pair where one holds it, else exact */
+            gs_exact_pair q = p;
+            if (!full && !aggregate_full) {
+                q.add(s->aggregate[0]);
+                q.add(s->aggregate[1]);
+            }
+            bool inclusive_full = full || aggregate_full || !q.whole;
+            const bool last = tile == gridDim.x - 1;
+            if (inclusive_full || last) {
+                gs_exact *c = &s->inclusive;
+                if (full) *c = s->carry;
+                else gs_exact_from_pair(c, p.hi, p.lo);
+                if (aggregate_full) {
+                    gs_exact_merge(c, &s->sum.sum);
+                } else {
+                    gs_exact_add_f64(c, s->aggregate[0]);
+                    gs_exact_add_f64(c, s->aggregate[1]);
+                }
+                gs_exact_normalize(c);
+                q.whole = true;
+                inclusive_full = !gs_exact_to_pair(c, q.hi, q.lo);
+                if (last) *a.carry = *c;
+            }
+            unsigned flags = 0;
+            if (inclusive_full) {
+                gs_exact_pack(&a.full[2 * tile + 1], &s->inclusive);
+                flags = GS_EXACT_VALUE_FULL;
+            } else if (q.lo != 0.0) {
+                state->inclusive_lo = q.lo;
+                flags = GS_EXACT_VALUE_PAIR;
+            }
+            gs_exact_word_publish(&state->inclusive, status | flags, q.hi);
+        }
+    }
+    __syncthreads();
+}
+
+/* The tile's exact sum into s->sum.sum (normalized), from its elements
+ * loaded again: for a tile whose sum no pair holds. Every thread calls it. */
+template <class T, int VECS>
+GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T, VECS> &a, int64_t first, int64_t end, gs_exact_scan_shared *s)
+{
+    constexpr int VEC = gs_exact_scan_traits<T>::vec;
+    const gs_exact_warp_sink sink = {s->sum.warp_digit[threadIdx.x / 32], &s->sum.special};
+    gs_exact_block_clear(&s->sum);
+    gs_expansion<sizeof(T) == 4> ex;
+#pragma unroll 1
+    for (int b = 0; b < VECS * VEC; b++) {
+        const int64_t i = first + b / VEC * 32 * VEC + b % VEC;
+        if (i < end) ex.add(a.in[i], sink);
+    }
+    ex.flush(sink);
+    gs_exact_block_total(&s->sum);
+}
+
+/* Exclusive sum of v over the block's threads; every thread calls it. */
+GS_DEV int64_t gs_exact_block_exclusive(int64_t v, int64_t *warp_scan)
+{
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const int64_t incl = gs_warp_scan<GS_SUM>(v);
+    if (lane == 31) warp_scan[warp] = incl;
+    __syncthreads();
+    int64_t before = 0;
+    for (int w = 0; w < warp; w++) before += warp_scan[w];
+    __syncthreads();
+    return before + incl - v;
+}
+
+/* The exact path of tile [begin, end): thread t walks the run
+ * [begin + t*R, begin + (t+1)*R) from the exact carry + the runs before it,
+ * rounding each prefix. Reads each element before writing its output, so
+ * in place is fine. */
+template <class T, int VECS>
+__device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
+                                                gs_exact_scan_shared *s)
+{
+    gs_exact_scan_exact_carry(s);
+    const int64_t per = (end - begin + GS_EXACT_BLOCK - 1) / GS_EXACT_BLOCK;
+    const int64_t r0 = begin + threadIdx.x * per < end ? begin + threadIdx.x * per : end;
+    const int64_t r1 = r0 + per < end ? r0 + per : end;
+
+    gs_exact st;   /* first the run's sum, then the running prefix */
+    gs_exact_clear(&st);
+    for (int64_t i = r0; i < r1; i++) {
+        if constexpr (sizeof(T) == 4) gs_exact_add_f32(&st, a.in[i]);
+        else gs_exact_add_f64(&st, a.in[i]);
+    }
+    gs_exact_normalize(&st);
+    /* runs' normalized digits are below 2^32: their block sums fit */
+    for (int d = 0; d < GS_EXACT_DIGITS; d++)
+        st.digit[d] = s->carry.digit[d] + gs_exact_block_exclusive(st.digit[d], s->warp_scan);
+    uint32_t special = s->carry.special;
+    for (int bit = GS_EXACT_NAN; bit <= GS_EXACT_NEG_INF; bit <<= 1)
+        if (gs_exact_block_exclusive((st.special & bit) != 0, s->warp_scan)) special |= bit;
+    st.special = special;
+    st.pending = 1;
+    gs_exact_normalize(&st);
+
+    int top = gs_exact_top_digit(&st, GS_EXACT_DIGITS - 1);
+    for (int64_t i = r0; i < r1; i++) {
+        const T x = a.in[i];
+        T y = 0;
+        if (a.exclusive)
+            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&st, top < 0 ? 0 : top)
+                               : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
+        uint64_t m;
+        int bit, negative;
+        const uint32_t sp = sizeof(T) == 4 ? gs_exact_decode_f32((float)x, &m, &bit, &negative)
+                                           : gs_exact_decode_f64((double)x, &m, &bit, &negative);
+        if (sp) {
+            st.special |= sp;
+        } else if (m) {
+            const int j = gs_exact_add_carried(&st, m, bit, negative);
+            top = gs_exact_top_digit(&st, j > top ? j : top);
+        }
+        if (!a.exclusive)
+            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&st, top < 0 ? 0 : top)
+                               : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
+        a.out[i] = y;
+    }
+}
+
+/* s->fail_value[e] = the exact output of element s->fail_index[e] of the
+ * tile [begin, end): the exact carry plus the block's exact sum of the tile
+ * up to it, rounded. Every thread calls it; reads inputs only, so the
+ * tile's outputs wait for it. */
+template <class T, int VECS>
+__device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
+                                              gs_exact_scan_shared *s)
+{
+    gs_exact_scan_exact_carry(s);   /* (barriers: s->fail_index is complete) */
+    gs_exact_block_clear(&s->sum);
+    for (int e = 0; e < s->fails; e++) {
+        const int64_t upto = a.exclusive ? s->fail_index[e] : s->fail_index[e] + 1;
+        gs_exact_block_sum(a.in, begin, upto < end ? upto : end, &s->sum);   /* (padding: not stored) */
+        if (threadIdx.x == 0) {
+            gs_exact_merge(&s->sum.sum, &s->carry);
+            gs_exact_normalize(&s->sum.sum);
+            s->fail_value[e] = sizeof(T) == 4 ? gs_exact_round_f32_from(&s->sum.sum, GS_EXACT_DIGITS - 1)
+                                              : gs_exact_round_f64_from(&s->sum.sum, GS_EXACT_DIGITS - 1);
+        }
+        gs_exact_block_clear(&s->sum);   /* (a barrier) */
+    }
+}
+
+/*
+ * The fast path of tile [begin, end) of BLOCK * VECS vectors. Warp w owns
+ * a contiguous segment of VECS * 32 vectors, lane l holds vector j * 32 + l
+ * of it (as in gs_scan_kernel). First the tile's own sums, exact (f32: on
+ * the tile's grid; f64: double-double where that is exact), and unless FIX
+ * its exact aggregate and the look-back (gs_exact_scan_prefix); then every
+ * output from P and the local prefix, checked against the error bound.
+ * The thread's vectors wait in s->stage meanwhile, as loaded (registers
+ * held across the look-back would cost blocks per multiprocessor; f32's
+ * terms are rounded onto the grid again), and the outputs replace them
+ * there. When every check decides
+ * its output, or (FIX) a few do not and are rounded one by one from the
+ * exact carry, the outputs are stored. Returns false, storing nothing, when
+ * the exact path must take the tile. Every thread calls it and gets the
+ * same answer.
+ */
+template <class T, int VECS, bool FIX>
+GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
+{
+    using X = gs_exact_scan_traits<T>;
+    using A = typename X::A;
+    constexpr int VEC = X::vec;
+    constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
+    constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
+    constexpr bool GRID = sizeof(T) == 4;
+    /* a long tile loads in halves (half its 64 KiB in flight at a time) and
+     * unrolls its output loop 4 times */
+    constexpr int PART = VECS == GS_EXACT_VECS ? VECS : VECS / 2, OUT_UNROLL = VECS == GS_EXACT_VECS ? VECS : 4;
+    static_assert(!GRID || VECS == GS_EXACT_VECS, "f32 tiles are short: the grid needs the whole tile's terms");
+    using Raw = gs_exact_raw;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const bool whole = a.vector_io && end - begin == ITEMS;
+    const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
+    Raw *stage = threadIdx.x + [&]() -> Raw * {                       /* vector j at + j*BLOCK */
+        if constexpr (VECS == GS_EXACT_VECS) return static_cast<gs_exact_scan_shared_staged *>(s)->stage;
+        else return gs_exact_stage_long;
+    }();
+
+    /* ---- the tile's own sums, which need nothing from before it.
+     * f32: the terms on the tile's grid (found from the block's sum of |x|)
+     * replace the elements, and their sums are exact. f64: the elements'
+     * sums in double-double, exact when the terms' range allows
+     * (gs_low_bit). `rest` is what the warps' totals leave out of the exact
+     * sum (f32: what the grid rounded off; f64 where the totals are not
+     * exact: the thread's elements), exactly while it is whole. */
+    bool valid = true;        /* the fast path's sums and bound hold */
+    double magnitude = 0.0;   /* f32: >= the tile's sum of |x| */
+    double abs_sum = 0.0;     /* f32: what the grid rounded off; f64: the sum of |x| */
+    int low = INT32_MAX / 2;
+    A total = gs_acc_zero<A>();
+    gs_exact_pair rest;
+    gs_grid grid;             /* f32 */
+#pragma unroll
+    for (int h = 0; h < VECS; h += PART) {
+        T x[PART][VEC];
+        if (whole) {
+#pragma unroll
+            for (int j = 0; j < PART; j++) {
+                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + (h + j) * 32 * VEC));
+                memcpy(x[j], &raw, 16);
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < PART; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const int64_t i = first + (h + j) * 32 * VEC + k;
+                    x[j][k] = i < end ? a.in[i] : (T)0;
+                }
+        }
+#pragma unroll
+        for (int j = 0; j < PART; j++) memcpy(&stage[(h + j) * GS_EXACT_BLOCK], x[j], 16);
+        if constexpr (GRID) {
+            float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
+            double sum = abs32;
+#pragma unroll
+            for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
+            if (lane == 0) s->warp_abs[warp] = sum;
+            __syncthreads();
+            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
+            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
+            valid = grid.usable;   /* else a special value or an overflow: the exact path */
+            /* what the grid rounds off, x - t, is exact in f32; a thread
+             * that rounded any off keeps their exact sum (rare) */
+            float off32 = 0.0f;
+#pragma unroll
+            for (int j = 0; j < VECS; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    const float t = grid.round(x[j][k]);
+                    off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
+                    total = __dadd_rn(total, (double)t);
+                }
+            if (!FIX && off32 != 0.0f) {
+#pragma unroll 1
+                for (int j = 0; j < VECS; j++) {
+                    T y[VEC];
+                    memcpy(y, &stage[j * GS_EXACT_BLOCK], 16);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(y[k], grid.round(y[k])));
+                }
+            }
+            abs_sum = off32;
+        } else {
+#pragma unroll
+            for (int j = 0; j < PART; j++)
+#pragma unroll
+                for (int k = 0; k < VEC; k++) {
+                    total = gs_dd_add(total, (double)x[j][k]);
+                    abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
+                    const int l = gs_low_bit(x[j][k]);
+                    low = l < low ? l : low;
+                }
+        }
+    }
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+        total = gs_dd_add(total, gs_shfl_xor(total, m));
+        abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
+        const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
+        low = l < low ? l : low;
+    }
+    if (lane == 0) {
+        if constexpr (GRID) {
+            s->warp_total[warp] = gs_dd{total, 0.0};
+            s->warp_off_grid[warp] = abs_sum;
+        } else {
+            s->warp_total[warp] = total;
+            s->warp_abs[warp] = abs_sum;
+            s->warp_low[warp] = low;
+        }
+    }
+    __syncthreads();
+
+    /* f64: the block's range of terms, and whether the warps' totals are exact */
+    const auto below = [](double m, int low) {
+        const int limit = low + gs_exact_scan_traits<double>::exact_bits;
+        return limit > 1023 ? isfinite(m) : m < __longlong_as_double((int64_t)(limit + 1023) << 52);
+    };
+    double terms = 0.0;
+    int terms_low = INT32_MAX / 2;
+    bool totals_exact = true;
+    if constexpr (!GRID) {
+        for (int w = 0; w < GS_EXACT_WARPS; w++) {
+            terms = __dadd_ru(terms, s->warp_abs[w]);
+            terms_low = s->warp_low[w] < terms_low ? s->warp_low[w] : terms_low;
+        }
+        valid = isfinite(terms);
+        totals_exact = below(terms, terms_low);
+    }
+
+    if constexpr (!FIX) {
+        /* the tile's exact sum: the warps' totals and the rests, as a pair
+         * while one holds it, else from the elements into the digits */
+        if constexpr (!GRID) {
+            if (!totals_exact) {
+#pragma unroll 1
+                for (int j = 0; j < VECS; j++) {
+                    T x[VEC];
+                    memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) rest.add(x[k]);
+                }
+            }
+        }
+        const bool any_rest = __syncthreads_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole);
+        if (any_rest) {
+            const gs_exact_pair r = gs_exact_pair_warp_sum(rest);
+            if (lane == 0) s->warp_rest[warp] = r;
+            __syncthreads();
+        }
+        if (threadIdx.x == 0) {
+            gs_exact_pair sum;
+            if (totals_exact) {   /* then their sums are exact too */
+                A t = gs_acc_zero<A>();
+                for (int w = 0; w < GS_EXACT_WARPS; w++) {
+                    if constexpr (GRID) t = __dadd_rn(t, s->warp_total[w].hi);
+                    else t = gs_dd_add(t, s->warp_total[w]);
+                }
+                if constexpr (GRID) sum.hi = t;
+                else gs_two_sum(t.hi, t.lo, sum.hi, sum.lo);
+            }
+            if (any_rest)
+                for (int w = 0; w < GS_EXACT_WARPS; w++) sum.add(s->warp_rest[w]);
+            s->aggregate_full = !(valid && sum.whole);
+            s->aggregate[0] = sum.hi;
+            s->aggregate[1] = sum.lo;
+        }
+        __syncthreads();
+        if (s->aggregate_full) gs_exact_scan_tile_sum(a, first, end, s);
+        gs_exact_scan_prefix(a, s);
+    }
+
+    /* ---- the outputs, from P and the local prefix sums ----------------- */
+    const double carry_hi = s->hi, carry_lo = s->lo, carry_err = s->err;
+    valid = valid & !s->all_slow;
+    A segment = gs_acc_zero<A>();
+    double bound;
+    if constexpr (GRID) {
+        /* local sums are exact: the error is P's, what the grid rounded off
+         * and, when P has a lo, the rounding of e + lo (|e| <= 2^-53 |h|) */
+        for (int w = 0; w < warp; w++) segment = __dadd_rn(segment, s->warp_total[w].hi);
+        bound = carry_err;
+        for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s->warp_off_grid[w]);
+        if (carry_lo != 0.0) {
+            const double e = __dmul_ru(__dadd_ru(fabs(carry_hi), __dmul_ru(magnitude, 2.0)), 0x1p-52);
+            bound = __dadd_ru(bound, __dadd_ru(__dmul_ru(__dadd_ru(e, fabs(carry_lo)), 0x1p-52), 0x1p-1074));
+        }
+    } else {
+        /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
+         * exact_bits) is the partial sums' exact range */
+        segment = gs_dd{carry_hi, carry_lo};
+        for (int w = 0; w < warp; w++) segment = gs_dd_add(segment, s->warp_total[w]);
+        const int sub_low = terms_low < s->low ? terms_low : s->low;
+        const double m = __dadd_ru(__dadd_ru(fabs(carry_hi), fabs(carry_lo)), terms);
+        valid = valid & isfinite(m);
+        const bool exact = carry_err == 0.0 && below(m, sub_low);
+        bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(m, X::rel));
+    }
+
+    /* vector by vector: its sum scanned across the lanes, its outputs in
+     * the stage; `failed` has a bit for each output whose check did not
+     * decide it (FIX; else `decided` says all) */
+    static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
+    uint32_t failed = 0;
+    bool decided = true;
+#pragma unroll OUT_UNROLL
+    for (int j = 0; j < VECS; j++) {
+        T x[VEC];
+        memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+        if constexpr (GRID)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) x[k] = grid.round(x[k]);
+        A v = gs_acc_zero<A>();
+#pragma unroll
+        for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const A up = gs_shfl_up(v, d);
+            if (lane >= d) v = gs_dd_add(up, v);
+        }
+        const A lower = gs_shfl_up(v, 1);
+        A running = lane == 0 ? segment : gs_dd_add(segment, lower);
+        segment = gs_dd_add(segment, gs_shfl_idx(v, 31));
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            const A next = gs_dd_add(running, (double)x[k]);
+            const A value = a.exclusive ? running : next;
+            bool one = true;
+            if constexpr (GRID) x[k] = gs_exact_round_checked(carry_hi, carry_lo, value, bound, one);
+            else x[k] = gs_exact_round_checked(value, bound, one);
+            if constexpr (FIX) failed |= (uint32_t)!one << (j * VEC + k);
+            else decided = decided & one;
+            running = next;
+        }
+        memcpy(&stage[j * GS_EXACT_BLOCK], x, 16);
+    }
+
+    if constexpr (!FIX) {
+        if (__syncthreads_or(!(valid && decided))) return false;
+    } else {
+        /* the undecided outputs (padding's included: not stored), each from
+         * the exact carry plus the block's exact sum up to it */
+        if (__syncthreads_or(!valid)) return false;
+        int entry = (int)gs_exact_block_exclusive(__popc(failed), s->warp_scan);
+        if (threadIdx.x == GS_EXACT_BLOCK - 1) s->fails = entry + __popc(failed);
+        __syncthreads();
+        if (s->fails > GS_EXACT_FIXES) return false;
+        for (uint32_t m = failed; m; m &= m - 1) {
+            const int b = __ffs(m) - 1;
+            s->fail_index[entry++] = first + b / VEC * 32 * VEC + b % VEC;
+        }
+        gs_exact_scan_fix(a, begin, end, s);
+        entry -= __popc(failed);
+        for (uint32_t m = failed; m; m &= m - 1) {
+            const int b = __ffs(m) - 1;
+            T x[VEC];
+            memcpy(x, &stage[b / VEC * GS_EXACT_BLOCK], 16);
+            x[b % VEC] = (T)s->fail_value[entry++];
+            memcpy(&stage[b / VEC * GS_EXACT_BLOCK], x, 16);
+        }
+    }
+
+#pragma unroll
+    for (int j = 0; j < VECS; j++) {
+        if (whole) {
+            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = stage[j * GS_EXACT_BLOCK];
+        } else {
+            T x[VEC];
+            memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                const int64_t i = first + j * 32 * VEC + k;
+                if (i < end) a.out[i] = x[k];
+            }
+        }
+    }
+    return true;
+}
+
+/* The fast path again for a tile it did not decide, now rounding a few
+ * undecided outputs one by one; apart, so that the first keeps no
+ * registers for it. */
+template <class T, int VECS>
+__device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
+                                               gs_exact_scan_shared *s)
+{
+    return gs_exact_scan_tile<T, VECS, true>(a, begin, end, s);
+}
+
+/* The scan kernel's blocks per multiprocessor. Its tile waits in shared
+ * memory through the look-back, not in registers, so four blocks of short
+ * tiles (32 KiB, 64 registers) or three of long ones (64 KiB) fit; the
+ * spills are in the rare paths' serial code. While one block waits on the
+ * tiles before it, the others work. Four short ones measured 1.2-1.4x
+ * faster than two, five slower (docs/PERFORMANCE.md). */
+template <int VECS> GS_HD_CONST int gs_exact_scan_blocks()
+{
+    return VECS == GS_EXACT_VECS ? 4 : 3;
+}
+
+/* Block b scans tile b: the fast path, else the fast path with a few
+ * outputs rounded one by one, else the exact path from the exact carry.
+ * Long tiles wait in gs_exact_dynamic_bytes<VECS>() of dynamic shared
+ * memory. */
+template <class T, int VECS>
+__global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_scan_blocks<VECS>())
+gs_exact_scan_kernel(const gs_exact_scan_args<T, VECS> a)
+{
+    constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
+    __shared__ std::conditional_t<VECS == GS_EXACT_VECS, gs_exact_scan_shared_staged, gs_exact_scan_shared> s;
+    const int64_t begin = (int64_t)blockIdx.x * ITEMS;
+    const int64_t end = begin + ITEMS < a.n ? begin + ITEMS : a.n;
+    if (!gs_exact_scan_tile<T, VECS, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s))
+        gs_exact_scan_slow(a, begin, end, &s);
+}
+
+#endif /* GS_CUDA_EXACT_SCAN_AGENT_CUH */
