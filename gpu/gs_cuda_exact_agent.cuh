@@ -74,10 +74,10 @@ GS_DEV gs_dd gs_shfl_xor(gs_dd v, int m) { return {gs_shfl_xor(v.hi, m), gs_shfl
  * element, which for f32 decodes more cheaply) or records its special bit.
  * The reduction sends almost every element of full-range data there, so
  * its sinks (gs_cuda_exact_reduce_agent.cuh) are each thread's own state,
- * without atomics (64-bit
- * shared-memory atomics serialize the lanes that meet on a digit: two to
- * four times slower, docs/PERFORMANCE.md). The scan's rare paths see few
- * terms and keep the warp's digits of a gs_exact_block_state. */
+ * without atomics (64-bit shared-memory atomics serialize the lanes that
+ * meet on a digit: two to four times slower, docs/PERFORMANCE.md). The
+ * scan's rare paths see few terms and keep the warp's digits of a
+ * gs_exact_block_state. */
 
 /* Adds sign * m * 2^bit (m < 2^64) to digits laid out as gs_exact's,
  * three 32-bit pieces, by atomics. */

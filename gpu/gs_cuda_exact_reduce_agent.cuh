@@ -47,6 +47,8 @@ template <int BLOCK> struct gs_exact_f32_sink {
             *digit = d;
         }
     }
+    /* gs_exact_decode_f32's arithmetic, without its branches and 16-bit
+     * steps (what nvcc makes of it here, on every full-range element) */
     GS_DEV void put_element(float x) const
     {
         const uint32_t b = __float_as_uint(x);

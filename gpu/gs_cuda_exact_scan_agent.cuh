@@ -707,7 +707,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         if constexpr (GRID) {
             float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
 #pragma unroll
-            for (int j = 0; j < VECS; j++)
+            for (int j = 0; j < PART; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
             double sum = abs32;
@@ -722,7 +722,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
              * that rounded any off keeps their exact sum (rare) */
             float off32 = 0.0f;
 #pragma unroll
-            for (int j = 0; j < VECS; j++)
+            for (int j = 0; j < PART; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
                     const float t = grid.round(x[j][k]);
