@@ -34,9 +34,11 @@
 /* The fast path's numbers per element type: A its sums (fp64 on a grid for
  * f32, see gs_grid; double-double for f64), the vector's elements, and for
  * f64 REL, a bound on the path's error relative to M, the largest sum it
- * forms: N < 128 roundings lie on any element's path (a warp's total: up
- * to 32 elements and 5 lanes; then 7 warps, up to 15 vectors, 2 elements,
- * 5 lanes and 3 more), each in double-double's lo, which sums fewer than N
+ * forms: N < 128 roundings lie on any element's path (P and up to 7 warp
+ * totals, each of up to 32 elements and 5 lanes; or the runs before the
+ * thread's in its warp, as many; then 1 and up to 32 elements of its run:
+ * under 100, counting 2 for each addition of two double-doubles), each in
+ * double-double's lo, which sums fewer than N
  * errors of at most 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M,
  * all together by N^2 2^-106 M < 2^-92 M; 2^-90 leaves room for the
  * bound's own roundings. */
@@ -320,8 +322,9 @@ struct gs_exact_scan_shared {
     int64_t fail_index[GS_EXACT_FIXES];
     double fail_value[GS_EXACT_FIXES];
 };
-/* The tile, thread-major (thread t's vector j at [j * BLOCK + t]): a
- * static array for tiles of GS_EXACT_VECS (ptxas spilled three times as
+/* The tile, in rows of the block's vectors as loaded (row j: each warp's
+ * 32 vectors j * 32 .. j * 32 + 31 of its segment, at gs_exact_stage_slot):
+ * a static array for tiles of GS_EXACT_VECS (ptxas spilled three times as
  * much in the f32 kernel with a dynamic one), dynamic shared memory for
  * the long ones (past a static array's 48 KiB). */
 struct gs_exact_scan_shared_staged : gs_exact_scan_shared {
@@ -331,6 +334,19 @@ extern __shared__ gs_exact_raw gs_exact_stage_long[];
 template <int VECS> GS_HD_CONST int gs_exact_dynamic_bytes()
 {
     return VECS == GS_EXACT_VECS ? 0 : VECS * GS_EXACT_BLOCK * (int)sizeof(gs_exact_raw);
+}
+
+/* Where vector c of row j of a warp's segment lies, from the warp's first
+ * column: the row, then c with its low three bits permuted. A warp stores
+ * rows (lanes c = 0..31) and reads runs (lane l: vectors l * VECS + i,
+ * i = 0..VECS-1, for the prefixes); 16-byte accesses go eight lanes at a
+ * time, and both ways the eight meet eight different 16-byte bank groups
+ * (unpermuted, a run's lanes would meet one). */
+template <int VECS> GS_DEV int gs_exact_stage_slot(int j, int c)
+{
+    static_assert(VECS == 8 || VECS == 16, "a run spans 32 / VECS lanes of a row");
+    const int key = c / VECS | (j % (VECS / 4)) * (32 / VECS);   /* < 8, the same for eight lanes of a row */
+    return j * GS_EXACT_BLOCK + (c ^ key);
 }
 
 /* s->carry made P exactly, where only the pair held it (a tile's fix or
@@ -634,19 +650,20 @@ __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T, VECS>
 
 /*
  * The fast path of tile [begin, end) of BLOCK * VECS vectors. Warp w owns
- * a contiguous segment of VECS * 32 vectors, lane l holds vector j * 32 + l
- * of it (as in gs_scan_kernel). First the tile's own sums, exact (f32: on
- * the tile's grid; f64: double-double where that is exact), and unless FIX
- * its exact aggregate and the look-back (gs_exact_scan_prefix); then every
- * output from P and the local prefix, checked against the error bound.
- * The thread's vectors wait in s->stage meanwhile, as loaded (registers
- * held across the look-back would cost blocks per multiprocessor; f32's
- * terms are rounded onto the grid again), and the outputs replace them
- * there. When every check decides
- * its output, or (FIX) a few do not and are rounded one by one from the
- * exact carry, the outputs are stored. Returns false, storing nothing, when
- * the exact path must take the tile. Every thread calls it and gets the
- * same answer.
+ * a contiguous segment of VECS * 32 vectors; lane l loads and stores
+ * vector j * 32 + l of it (coalesced, as in gs_scan_kernel), and computes
+ * the outputs of the run of vectors l * VECS .. l * VECS + VECS - 1, so
+ * that the warp scans one sum per thread, not one per vector. First the
+ * tile's own sums, exact (f32: on the tile's grid; f64: double-double where
+ * that is exact), and unless FIX its exact aggregate and the look-back
+ * (gs_exact_scan_prefix); then every output from P and the local prefix,
+ * checked against the error bound. The tile waits in the stage meanwhile
+ * (f64: the elements; f32: their terms on the grid), not in registers,
+ * which would cost blocks per multiprocessor, and the outputs replace it
+ * there. When every check decides its output, or (FIX) a few do not and
+ * are rounded one by one from the exact carry, the outputs are stored.
+ * Returns false, storing nothing, when the exact path must take the tile.
+ * Every thread calls it and gets the same answer.
  */
 template <class T, int VECS, bool FIX>
 GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
@@ -665,10 +682,18 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const bool whole = a.vector_io && end - begin == ITEMS;
     const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
-    Raw *stage = threadIdx.x + [&]() -> Raw * {                       /* vector j at + j*BLOCK */
+    const int64_t run = begin + warp * WARP_ITEMS + lane * VECS * VEC;
+    Raw *const stage = warp * 32 + [&]() -> Raw * {
         if constexpr (VECS == GS_EXACT_VECS) return static_cast<gs_exact_scan_shared_staged *>(s)->stage;
         else return gs_exact_stage_long;
     }();
+    /* the thread's vector j as loaded (lane's vector of row j), and vector i
+     * of its run (the warp segment's vector lane * VECS + i) */
+    const auto loaded = [&](int j) { return &stage[gs_exact_stage_slot<VECS>(j, lane)]; };
+    const auto in_run = [&](int i) {
+        const int m = lane * VECS + i;
+        return &stage[gs_exact_stage_slot<VECS>(m / 32, m % 32)];
+    };
 
     /* ---- the tile's own sums, which need nothing from before it.
      * f32: the terms on the tile's grid (found from the block's sum of |x|)
@@ -702,8 +727,9 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
                     x[j][k] = i < end ? a.in[i] : (T)0;
                 }
         }
+        if constexpr (!GRID)
 #pragma unroll
-        for (int j = 0; j < PART; j++) memcpy(&stage[(h + j) * GS_EXACT_BLOCK], x[j], 16);
+            for (int j = 0; j < PART; j++) memcpy(loaded(h + j), x[j], 16);
         if constexpr (GRID) {
             float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
 #pragma unroll
@@ -722,20 +748,23 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
              * that rounded any off keeps their exact sum (rare) */
             float off32 = 0.0f;
 #pragma unroll
-            for (int j = 0; j < PART; j++)
+            for (int j = 0; j < PART; j++) {
+                T t[VEC];
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
-                    const float t = grid.round(x[j][k]);
-                    off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t)));
-                    total = __dadd_rn(total, (double)t);
+                    t[k] = grid.round(x[j][k]);
+                    off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t[k])));
+                    total = __dadd_rn(total, (double)t[k]);
                 }
+                memcpy(loaded(j), t, 16);   /* the terms wait, not the elements */
+            }
             if (!FIX && off32 != 0.0f) {
-#pragma unroll 1
-                for (int j = 0; j < VECS; j++) {
-                    T y[VEC];
-                    memcpy(y, &stage[j * GS_EXACT_BLOCK], 16);
 #pragma unroll
-                    for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(y[k], grid.round(y[k])));
+                for (int j = 0; j < VECS; j++) {
+                    T t[VEC];
+                    memcpy(t, loaded(j), 16);
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(x[j][k], t[k]));
                 }
             }
             abs_sum = off32;
@@ -795,7 +824,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
 #pragma unroll 1
                 for (int j = 0; j < VECS; j++) {
                     T x[VEC];
-                    memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+                    memcpy(x, loaded(j), 16);
 #pragma unroll
                     for (int k = 0; k < VEC; k++) rest.add(x[k]);
                 }
@@ -856,30 +885,32 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(m, X::rel));
     }
 
-    /* vector by vector: its sum scanned across the lanes, its outputs in
-     * the stage; `failed` has a bit for each output whose check did not
-     * decide it (FIX; else `decided` says all) */
+    /* the thread's run: its sum, scanned across the warp, starts the
+     * run's local prefixes; its outputs replace its terms in the stage.
+     * `failed` has a bit for each output whose check did not decide it
+     * (FIX; else `decided` says all) */
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
+    A v = gs_acc_zero<A>();
+#pragma unroll
+    for (int i = 0; i < VECS; i++) {
+        T x[VEC];
+        memcpy(x, in_run(i), 16);
+#pragma unroll
+        for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const A up = gs_shfl_up(v, d);
+        if (lane >= d) v = gs_dd_add(up, v);
+    }
+    const A lower = gs_shfl_up(v, 1);
+    A running = lane == 0 ? segment : gs_dd_add(segment, lower);
     uint32_t failed = 0;
     bool decided = true;
 #pragma unroll OUT_UNROLL
-    for (int j = 0; j < VECS; j++) {
+    for (int i = 0; i < VECS; i++) {
         T x[VEC];
-        memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
-        if constexpr (GRID)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) x[k] = grid.round(x[k]);
-        A v = gs_acc_zero<A>();
-#pragma unroll
-        for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-            const A up = gs_shfl_up(v, d);
-            if (lane >= d) v = gs_dd_add(up, v);
-        }
-        const A lower = gs_shfl_up(v, 1);
-        A running = lane == 0 ? segment : gs_dd_add(segment, lower);
-        segment = gs_dd_add(segment, gs_shfl_idx(v, 31));
+        memcpy(x, in_run(i), 16);
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
             const A next = gs_dd_add(running, (double)x[k]);
@@ -887,11 +918,11 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
             bool one = true;
             if constexpr (GRID) x[k] = gs_exact_round_checked(carry_hi, carry_lo, value, bound, one);
             else x[k] = gs_exact_round_checked(value, bound, one);
-            if constexpr (FIX) failed |= (uint32_t)!one << (j * VEC + k);
+            if constexpr (FIX) failed |= (uint32_t)!one << (i * VEC + k);
             else decided = decided & one;
             running = next;
         }
-        memcpy(&stage[j * GS_EXACT_BLOCK], x, 16);
+        memcpy(in_run(i), x, 16);
     }
 
     if constexpr (!FIX) {
@@ -904,28 +935,26 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         if (threadIdx.x == GS_EXACT_BLOCK - 1) s->fails = entry + __popc(failed);
         __syncthreads();
         if (s->fails > GS_EXACT_FIXES) return false;
-        for (uint32_t m = failed; m; m &= m - 1) {
-            const int b = __ffs(m) - 1;
-            s->fail_index[entry++] = first + b / VEC * 32 * VEC + b % VEC;
-        }
+        for (uint32_t m = failed; m; m &= m - 1) s->fail_index[entry++] = run + __ffs(m) - 1;
         gs_exact_scan_fix(a, begin, end, s);
         entry -= __popc(failed);
         for (uint32_t m = failed; m; m &= m - 1) {
             const int b = __ffs(m) - 1;
             T x[VEC];
-            memcpy(x, &stage[b / VEC * GS_EXACT_BLOCK], 16);
+            memcpy(x, in_run(b / VEC), 16);
             x[b % VEC] = (T)s->fail_value[entry++];
-            memcpy(&stage[b / VEC * GS_EXACT_BLOCK], x, 16);
+            memcpy(in_run(b / VEC), x, 16);
         }
     }
+    __syncwarp();   /* the runs' outputs, stored row by row */
 
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
         if (whole) {
-            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = stage[j * GS_EXACT_BLOCK];
+            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = *loaded(j);
         } else {
             T x[VEC];
-            memcpy(x, &stage[j * GS_EXACT_BLOCK], 16);
+            memcpy(x, loaded(j), 16);
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
                 const int64_t i = first + j * 32 * VEC + k;

@@ -10,7 +10,8 @@
  * so that a wrong exact kernel shows at once.
  *
  * usage: gpu_exact_bench [LOG2N (28)] [ITERS (10)] [auto|short|long: the
- *        f64 scans' tiles, gs_cuda_set_exact_tiles (auto)]
+ *        f64 scans' tiles, gs_cuda_set_exact_tiles (auto)] [DATA: all,
+ *        generator, normal or full (all); one alone suits a profiler]
  */
 #include <math.h>
 #include <stdio.h>
@@ -133,6 +134,11 @@ int main(int argc, char **argv)
         return 77;
     }
     const char *tiles = argc > 3 ? argv[3] : "auto";
+    const char *only = argc > 4 && strcmp(argv[4], "all") != 0 ? argv[4] : NULL;
+    if (only && strcmp(only, "generator") != 0 && strcmp(only, "normal") != 0 && strcmp(only, "full") != 0) {
+        fprintf(stderr, "gpu_exact_bench: DATA is all, generator, normal or full, not '%s'\n", only);
+        return 2;
+    }
     CHECK(gs_cuda_set_exact_tiles(gpu, strcmp(tiles, "short") == 0  ? GS_CUDA_EXACT_TILES_SHORT
                                        : strcmp(tiles, "long") == 0 ? GS_CUDA_EXACT_TILES_LONG
                                                                     : GS_CUDA_EXACT_TILES_AUTO));
@@ -162,6 +168,7 @@ int main(int argc, char **argv)
     const gs_type types[] = {GS_F32, GS_F64};
     for (int t = 0; t < 2; t++)
         for (int data = 0; data < DATA_COUNT; data++) {
+            if (only && strncmp(data_name[data], only, strlen(only)) != 0) continue;
             const gs_type type = types[t];
             const size_t elem = gs_type_size(type);
             fill(type, data, n, host, d_in);
