@@ -756,13 +756,13 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
                     off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t[k])));
                     total = __dadd_rn(total, (double)t[k]);
                 }
-                memcpy(loaded(j), t, 16);   /* the terms wait, not the elements */
+                memcpy(loaded(h + j), t, 16);   /* the terms wait, not the elements */
             }
             if (!FIX && off32 != 0.0f) {
 #pragma unroll
-                for (int j = 0; j < VECS; j++) {
+                for (int j = 0; j < PART; j++) {
                     T t[VEC];
-                    memcpy(t, loaded(j), 16);
+                    memcpy(t, loaded(h + j), 16);
 #pragma unroll
                     for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(x[j][k], t[k]));
                 }
