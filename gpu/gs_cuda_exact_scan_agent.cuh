@@ -34,12 +34,12 @@
 /* The fast path's numbers per element type: A its sums (fp64 on a grid for
  * f32, see gs_grid; double-double for f64), the vector's elements, and for
  * f64 REL, a bound on the path's error relative to M, the largest sum it
- * forms: N < 128 roundings lie on any element's path (P and up to 7 warp
+ * forms: N < 128 roundings lie on any element's path (up to 7 warp
  * totals, each of up to 32 elements and 5 lanes; or the runs before the
- * thread's in its warp, as many; then 1 and up to 32 elements of its run:
- * under 100, counting 2 for each addition of two double-doubles), each in
- * double-double's lo, which sums fewer than N
- * errors of at most 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M,
+ * thread's in its warp, as many; then 1 more, P, and up to 32 elements of
+ * its run: under 100, counting 2 for each addition of two double-doubles),
+ * each in double-double's lo, which sums fewer than N errors of at most
+ * 2^-53 M: each rounding errs by at most 2^-53 N 2^-53 M,
  * all together by N^2 2^-106 M < 2^-92 M; 2^-90 leaves room for the
  * bound's own roundings. */
 template <class T> struct gs_exact_scan_traits;
@@ -816,6 +816,36 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         totals_exact = below(terms, terms_low);
     }
 
+    /* the thread's run: its sum, scanned across the warp, and the totals of
+     * the warps before give the run's local start (all but P). f64 finds it
+     * before the look-back, while warp 0 waits for the tiles before (2%
+     * faster); f32 after it (found before, 9% slower: docs/PERFORMANCE.md) */
+    const auto run_start = [&] {
+        A local = gs_acc_zero<A>();
+        A v = gs_acc_zero<A>();
+#pragma unroll
+        for (int i = 0; i < VECS; i++) {
+            T x[VEC];
+            memcpy(x, in_run(i), 16);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const A up = gs_shfl_up(v, d);
+            if (lane >= d) v = gs_dd_add(up, v);
+        }
+        const A lower = gs_shfl_up(v, 1);
+        for (int w = 0; w < warp; w++) {
+            if constexpr (GRID) local = __dadd_rn(local, s->warp_total[w].hi);
+            else local = gs_dd_add(local, s->warp_total[w]);
+        }
+        if (lane > 0) local = gs_dd_add(local, lower);
+        return local;
+    };
+    A local = gs_acc_zero<A>();
+    if constexpr (!GRID) local = run_start();
+
     if constexpr (!FIX) {
         /* the tile's exact sum: the warps' totals and the rests, as a pair
          * while one holds it, else from the elements into the digits */
@@ -861,12 +891,10 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
     /* ---- the outputs, from P and the local prefix sums ----------------- */
     const double carry_hi = s->hi, carry_lo = s->lo, carry_err = s->err;
     valid = valid & !s->all_slow;
-    A segment = gs_acc_zero<A>();
     double bound;
     if constexpr (GRID) {
         /* local sums are exact: the error is P's, what the grid rounded off
          * and, when P has a lo, the rounding of e + lo (|e| <= 2^-53 |h|) */
-        for (int w = 0; w < warp; w++) segment = __dadd_rn(segment, s->warp_total[w].hi);
         bound = carry_err;
         for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s->warp_off_grid[w]);
         if (carry_lo != 0.0) {
@@ -876,8 +904,6 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
     } else {
         /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
          * exact_bits) is the partial sums' exact range */
-        segment = gs_dd{carry_hi, carry_lo};
-        for (int w = 0; w < warp; w++) segment = gs_dd_add(segment, s->warp_total[w]);
         const int sub_low = terms_low < s->low ? terms_low : s->low;
         const double m = __dadd_ru(__dadd_ru(fabs(carry_hi), fabs(carry_lo)), terms);
         valid = valid & isfinite(m);
@@ -885,26 +911,13 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(m, X::rel));
     }
 
-    /* the thread's run: its sum, scanned across the warp, starts the
-     * run's local prefixes; its outputs replace its terms in the stage.
-     * `failed` has a bit for each output whose check did not decide it
-     * (FIX; else `decided` says all) */
+    /* the run's outputs, from its local start (f64: with P), replace its
+     * terms in the stage. `failed` has a bit for each output whose check
+     * did not decide it (FIX; else `decided` says all) */
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
-    A v = gs_acc_zero<A>();
-#pragma unroll
-    for (int i = 0; i < VECS; i++) {
-        T x[VEC];
-        memcpy(x, in_run(i), 16);
-#pragma unroll
-        for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
-    }
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-        const A up = gs_shfl_up(v, d);
-        if (lane >= d) v = gs_dd_add(up, v);
-    }
-    const A lower = gs_shfl_up(v, 1);
-    A running = lane == 0 ? segment : gs_dd_add(segment, lower);
+    A running;
+    if constexpr (GRID) running = run_start();
+    else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, local);
     uint32_t failed = 0;
     bool decided = true;
 #pragma unroll OUT_UNROLL
