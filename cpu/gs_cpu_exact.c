@@ -6,23 +6,21 @@
  * fit fixed grids (data of low dynamic range: almost every block of the
  * generator's or normal data) is summed, and its prefixes rounded, in
  * plain fp64 vector arithmetic that is exact there (the block kernels
- * below). Any other block goes element by element through a window:
+ * below). Any other block goes element by element:
  *
- * Both windows keep the hot part of the exact value in one 128-bit integer
- * `a` counted in units of 2^(32w + GS_EXACT_LSB_EXP) for a window digit w:
- * an element whose significand, shifted to its exponent, lies in the window
- * is one shift and one 128-bit add. Elements outside it take the slower
- * exact paths of gs_exact.h.
- *
- * Reductions (struct sum_window): a is a private partial sum, folded into
- * the carry-save state after every block; w follows the largest elements
- * seen (an element above the window folds a and moves w up to it),
- * elements below the window are added to the carry-save state.
+ * Reductions: into bins, one per exponent, each the sum of its elements'
+ * signed significands (no shift, no branch on the data), which go into the
+ * carry-save state at the end of the range (sum_bins_flush).
  *
  * Scans: two passes, as the plain blocked scan. Each thread sums its block
- * exactly (as above), every thread merges the totals before its own onto
- * the carry, and each scans its block from there; the carry between blocks
- * is a normalized gs_exact. The window of a block that takes it (struct
+ * exactly (as a reduction), every thread merges the totals before its own
+ * onto the carry, and each scans its block from there; the carry between
+ * blocks is a normalized gs_exact. A window keeps the hot part of the
+ * exact value in one 128-bit integer `a` counted in units of
+ * 2^(32w + GS_EXACT_LSB_EXP) for a window digit w: an element whose
+ * significand, shifted to its exponent, lies in the window is one shift
+ * and one 128-bit add; elements outside it take the slower exact paths of
+ * gs_exact.h. The window of a block that takes it (struct
  * scan_window): the running value is V = (a + f) * 2^(32w) with f the
  * digits below digit w, which no window add touches (of f the rounding
  * needs only whether it is zero). Each prefix rounds from a and that sticky
@@ -501,107 +499,118 @@ static const void *pad_block(const void *x, int n, size_t size, void *pad, int *
 
 /* ---- reductions ------------------------------------------------------------------- */
 
-/* Sum windows take elements whose significand's bit 0 lies 0..63 bits above
- * the window's bottom: each adds less than 2^(53 + 63) = 2^116 to a, and a
- * is folded after every block of 2^10 elements, so |a| < 2^126. */
-#define GS_CPU_EXACT_SUM_SHIFT 63u
-
-/* A thread's partial sum: acc (carry-save) + a * 2^(32w). */
-struct sum_window {
-    gs_i128 a;
-    int w;
-};
-
-/* acc += a * 2^(32w) in carry-save form (each digit moves by less than
- * 2^32: one counted add), a = 0. */
-static void sum_fold(struct sum_window *s, gs_exact *acc)
+/* A block's exact sum, two doubles, into *acc (counted in bulk by the
+ * caller). */
+static void sum_add_total(gs_exact *acc, const double total[2])
 {
-    const gs_u128 u = (gs_u128)s->a;
-    gs_exact_count(acc, 1);
-    acc->digit[s->w] += (int64_t)(u & 0xffffffff);
-    acc->digit[s->w + 1] += (int64_t)((u >> 32) & 0xffffffff);
-    acc->digit[s->w + 2] += (int64_t)((u >> 64) & 0xffffffff);
-    acc->digit[s->w + 3] += (int64_t)(s->a >> 96);
-    s->a = 0;
-}
-
-/* An element outside the window: one above it folds a and moves the window
- * to it (its bit 0 then 32..63 bits above the bottom: it leaves room for
- * elements 2^32 times smaller); one below it goes to acc directly. */
-static void sum_miss(struct sum_window *s, gs_exact *acc, uint64_t m, int bit, int negative)
-{
-    if (bit - 32 * s->w > (int)GS_CPU_EXACT_SUM_SHIFT) {
-        sum_fold(s, acc);
-        s->w = (bit >> 5) - 1;
-        const gs_i128 v = (gs_i128)((gs_u128)m << (bit - 32 * s->w));
-        s->a = negative ? -v : v;
-    } else {
-        gs_exact_count(acc, 1);
+    for (int j = 0; j < 2; j++) {
+        uint64_t m;
+        int bit, negative;
+        gs_exact_decode_f64(total[j], &m, &bit, &negative);   /* finite */
         gs_exact_add_raw(acc, m, bit, negative);
     }
 }
 
-/* One element through a sum window: the shifted add, or the miss (the
- * window's fields in locals a and wbit, as in sum_exact_T). */
-#define GS_CPU_EXACT_SUM_ADD(decode, value)                                                  \
-    do {                                                                                     \
-        uint64_t m;                                                                          \
-        int bit, negative;                                                                   \
-        special |= decode(value, &m, &bit, &negative);                                       \
-        const int sh = bit - wbit;                                                           \
-        if ((unsigned)sh <= GS_CPU_EXACT_SUM_SHIFT) {                                        \
-            a = add_shifted(a, m, sh, negative);                                             \
-        } else if (m) {                                                                      \
-            s.a = a;                                                                         \
-            sum_miss(&s, acc, m, bit, negative);                                             \
-            a = s.a;                                                                         \
-            wbit = 32 * s.w;                                                                 \
-        }                                                                                    \
-    } while (0)
+/*
+ * Elements summed one by one (blocks of a wide range of exponents) go to
+ * bins, one per exponent: a bin adds the signed significands of its
+ * elements, with no shift and no branch on the data (a window near the
+ * largest elements, as the scans keep, mispredicts its test for most
+ * elements of such data). f32: one bin per exponent; f64: each significand
+ * in two halves, below and from bit GS_CPU_EXACT_BIN_SPLIT, in two rows of
+ * bins. A bin moves by less than 2^27 per element, so 2^35 elements leave
+ * it below 2^62; the bins go into the digits (sum_bins_flush) at the end
+ * of a range or after GS_CPU_EXACT_BIN_ADDS elements.
+ */
+#define GS_CPU_EXACT_BIN_SPLIT 26
+#define GS_CPU_EXACT_BIN_ADDS ((int64_t)1 << 35)
+/* the positions of significands' bit 0 (gs_exact_decode_T): f32 939..1192,
+ * f64 14..2059 */
+#define GS_CPU_EXACT_BIN_FIRST_f32 939
+#define GS_CPU_EXACT_BIN_COUNT_f32 254
+#define GS_CPU_EXACT_BIN_FIRST_f64 14
+#define GS_CPU_EXACT_BIN_COUNT_f64 2046
+
+/* The bins' signed sum into *acc, and the bins cleared: each bin as two
+ * pieces of under 2^32 and 2^31, at its position and 32 bits above. */
+static void sum_bins_flush(gs_exact *acc, int64_t *bins, int count, int first)
+{
+    gs_exact_count(acc, 2 * (uint32_t)count);
+    for (int j = 0; j < count; j++) {
+        if (!bins[j]) continue;
+        const int negative = bins[j] < 0;
+        const uint64_t u = negative ? -(uint64_t)bins[j] : (uint64_t)bins[j];
+        gs_exact_add_raw(acc, u & 0xffffffff, first + j, negative);
+        gs_exact_add_raw(acc, u >> 32, first + j + 32, negative);
+        bins[j] = 0;
+    }
+}
 
 /* sum_exact_T(in, lo, hi, acc): *acc (normalized or not) += in[lo..hi)
  * exactly: whole blocks by sum_block_T where they fit; a block that does
  * not in pieces of GS_CPU_EXACT_PIECE elements, and those that do not fit
  * either element by element (a stray element far below the block's
  * largest, about one block in a hundred of normal f32 data, then costs a
- * piece, not a block, of the slow path). */
+ * piece, not a block, of the slow path). After GS_CPU_EXACT_PIECE_TRIES
+ * pieces in a row do not fit, the rest of the block goes element by
+ * element: its range is wide, not a stray's. */
 #define GS_CPU_EXACT_PIECE 64
+#define GS_CPU_EXACT_PIECE_TRIES 2
 #define GS_CPU_EXACT_SUM(T, ctype)                                                           \
     static void sum_exact_##T(const void *in, int64_t lo, int64_t hi, gs_exact *acc)         \
     {                                                                                        \
+        enum { FIRST = GS_CPU_EXACT_BIN_FIRST_##T, COUNT = GS_CPU_EXACT_BIN_COUNT_##T };     \
+        enum { ROWS = sizeof(ctype) == 8 ? 2 : 1 };                                          \
         const ctype *x = in;                                                                 \
-        struct sum_window s = {0, 0};                                                        \
-        gs_i128 a = 0; /* s.a, in a local but around sum_miss */                             \
-        int wbit = 0;                                                                        \
         uint32_t special = 0;                                                                \
         struct grids g;                                                                      \
         int have = 0;                                                                        \
         ctype pad[GS_CPU_EXACT_BLOCK];                                                       \
+        int64_t bins[ROWS][COUNT]; /* cleared when first used */                             \
+        int64_t binned = -1;       /* elements in the bins; -1: not cleared yet */           \
         for (int64_t b = lo; b < hi; b += GS_CPU_EXACT_BLOCK) {                              \
             const int64_t end = hi - b < GS_CPU_EXACT_BLOCK ? hi : b + GS_CPU_EXACT_BLOCK;   \
             int n;                                                                           \
             const ctype *xb = pad_block(x + b, (int)(end - b), sizeof *x, pad, &n);          \
             double total[2];                                                                 \
+            gs_exact_count(acc, 2 * GS_CPU_EXACT_BLOCK / GS_CPU_EXACT_PIECE); /* 2 a piece */ \
             if (GS_CPU_EXACT_TRY(T, &g, have, xb, n, sum_block_##T(xb, n, &g, total))) {     \
-                GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[0]);                         \
-                GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[1]);                         \
+                sum_add_total(acc, total);                                                   \
             } else {                                                                         \
                 /* a few stray elements: the rest of the block still in pieces */            \
+                int misses = 0;                                                              \
                 for (int p = 0; p < n; p += GS_CPU_EXACT_PIECE) {                            \
                     const int m = n - p < GS_CPU_EXACT_PIECE ? n - p : GS_CPU_EXACT_PIECE;   \
-                    if (have && sum_block_##T(xb + p, m, &g, total)) {                       \
-                        GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[0]);                 \
-                        GS_CPU_EXACT_SUM_ADD(gs_exact_decode_f64, total[1]);                 \
+                    if (have && misses < GS_CPU_EXACT_PIECE_TRIES && sum_block_##T(xb + p, m, &g, total)) { \
+                        sum_add_total(acc, total);                                           \
+                        misses = 0;                                                          \
                         continue;                                                            \
                     }                                                                        \
-                    for (int i = p; i < p + m && b + i < end; i++)                           \
-                        GS_CPU_EXACT_SUM_ADD(gs_exact_decode_##T, xb[i]);                    \
+                    misses++;                                                                \
+                    if (binned < 0 || binned >= GS_CPU_EXACT_BIN_ADDS) {                     \
+                        if (binned < 0) memset(bins, 0, sizeof bins);                        \
+                        for (int r = 0; r < ROWS && binned > 0; r++)                         \
+                            sum_bins_flush(acc, bins[r], COUNT, FIRST + r * GS_CPU_EXACT_BIN_SPLIT); \
+                        binned = 0;                                                          \
+                    }                                                                        \
+                    binned += m;                                                             \
+                    for (int i = p; i < p + m && b + i < end; i++) {                         \
+                        uint64_t mant;                                                       \
+                        int bit, negative;                                                   \
+                        special |= gs_exact_decode_##T(xb[i], &mant, &bit, &negative);       \
+                        /* a NaN or an infinity: mant = 0, bit = 0, bin 0 */                 \
+                        const int j = bit ? bit - FIRST : 0;                                 \
+                        const int64_t flip = -(int64_t)negative; /* -v = (v ^ -1) + 1 */     \
+                        const uint64_t low = ROWS == 2 ? mant & ((1u << GS_CPU_EXACT_BIN_SPLIT) - 1) : mant; \
+                        bins[0][j] += ((int64_t)low ^ flip) - flip;                          \
+                        if (ROWS == 2)                                                       \
+                            bins[ROWS - 1][j] += ((int64_t)(mant >> GS_CPU_EXACT_BIN_SPLIT) ^ flip) - flip; \
+                    }                                                                        \
                 }                                                                            \
             }                                                                                \
-            s.a = a;                                                                         \
-            sum_fold(&s, acc);                                                               \
-            a = 0;                                                                           \
         }                                                                                    \
+        for (int r = 0; r < ROWS && binned > 0; r++)                                         \
+            sum_bins_flush(acc, bins[r], COUNT, FIRST + r * GS_CPU_EXACT_BIN_SPLIT);         \
         acc->special |= special;                                                             \
     }
 
