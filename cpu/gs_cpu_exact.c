@@ -628,19 +628,31 @@ GS_CPU_EXACT_SUM(f64, double)
 
 /* V = (a + f) * 2^(32w + GS_EXACT_LSB_EXP), f in [0, 1) the value of
  * e's digits below w (normalized, untouched while the window is open),
- * below = (f != 0). e's digits from w up are stale until scan_flush. */
+ * below = (f != 0). e's digits from w up are stale until scan_flush, but
+ * those above w + 3 hold the sign's fill `fill` (0 or -1) of the value at
+ * the last flush or opening: a flush rewrites them only when a's sign
+ * differs, and the top digit is looked for from w + 3 (or the highest
+ * digit a carry reached) down, not from the top of the state. */
 struct scan_window {
     gs_exact e;
     gs_i128 a;
     int w;
     int below;
+    int64_t fill;
 };
 
-/* Opens the window on a normalized state at its top digit h: w = h - 2,
- * so |a| < 2^96 and a holds at least 64 bits of a non-zero value. */
-static void scan_open_here(struct scan_window *win)
+/* The highest digit a normalized state's top can be at: w + 3 after a
+ * flush, or `changed` (gs_exact_add_carried's answer) if higher. */
+static int scan_top_from(const struct scan_window *win, int changed)
 {
-    const int h = gs_exact_top_digit(&win->e, GS_EXACT_DIGITS - 1);
+    const int from = win->w + 3 > changed ? win->w + 3 : changed;
+    return from < GS_EXACT_DIGITS - 1 ? from : GS_EXACT_DIGITS - 1;
+}
+
+/* Opens the window on a normalized state whose top digit is h: w = h - 2,
+ * so |a| < 2^96 and a holds at least 64 bits of a non-zero value. */
+static void scan_open_at(struct scan_window *win, int h)
+{
     const int w = h > 2 ? h - 2 : 0;
     /* the sign's fill above h (the top digit carries its own sign) */
     gs_i128 a = h < GS_EXACT_DIGITS - 1 && win->e.digit[GS_EXACT_DIGITS - 1] < 0 ? -1 : 0;
@@ -650,32 +662,38 @@ static void scan_open_here(struct scan_window *win)
     win->a = a;
     win->w = w;
     win->below = below;
+    win->fill = win->e.digit[GS_EXACT_DIGITS - 1] < 0 ? -1 : 0;
 }
 
 static void scan_open(struct scan_window *win, const gs_exact *carry)
 {
     win->e = *carry;
     gs_exact_normalize(&win->e);
-    scan_open_here(win);
+    scan_open_at(win, gs_exact_top_digit(&win->e, GS_EXACT_DIGITS - 1));
 }
 
-/* Writes a back into e's digits from w up: e = V exactly, normalized. */
+/* Writes a back into e's digits from w up: e = V exactly, normalized (a
+ * takes digits w..w+3; those above keep their fill unless a's sign
+ * changed it). */
 static void scan_flush(struct scan_window *win)
 {
     gs_i128 a = win->a;
-    for (int j = win->w; j < GS_EXACT_DIGITS - 1; j++) {
+    const int64_t fill = a < 0 ? -1 : 0;
+    int j = win->w;
+    for (; j < GS_EXACT_DIGITS - 1 && (j < win->w + 4 || fill != win->fill); j++) {
         win->e.digit[j] = (int64_t)(a & 0xffffffff);
         a >>= 32;   /* arithmetic: the floor */
     }
-    win->e.digit[GS_EXACT_DIGITS - 1] = (int64_t)a;
+    if (j == GS_EXACT_DIGITS - 1) win->e.digit[j] = (int64_t)a;
+    win->fill = fill;
 }
 
 /* The fallback of an add: V += sign * m * 2^bit exactly, and re-open. */
 static void scan_add_exact(struct scan_window *win, uint64_t m, int bit, int negative)
 {
     scan_flush(win);
-    gs_exact_add_carried(&win->e, m, bit, negative);
-    scan_open_here(win);
+    const int changed = gs_exact_add_carried(&win->e, m, bit, negative);
+    scan_open_at(win, gs_exact_top_digit(&win->e, scan_top_from(win, changed)));
 }
 
 static void scan_close(struct scan_window *win, gs_exact *carry)
@@ -693,9 +711,9 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
     if (gs_exact_round_window(win->a, win->below, 32 * win->w, prec, qmin, max_biased, &bits, negative))
         return bits;
     scan_flush(win);
-    const int top = gs_exact_top_digit(&win->e, GS_EXACT_DIGITS - 1);
+    const int top = gs_exact_top_digit(&win->e, scan_top_from(win, 0));
     bits = gs_exact_round_bits(&win->e, top, prec, qmin, max_biased, negative);
-    scan_open_here(win);
+    scan_open_at(win, top);
     return bits;
 }
 
