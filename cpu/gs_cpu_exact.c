@@ -26,9 +26,11 @@
  * needs only whether it is zero). Each prefix rounds from a and that sticky
  * flag: the top 63 bits of a, sticky in bit 0, converted by the hardware's
  * int64-to-float conversion (one IEEE round to nearest even) and scaled by
- * adding to the exponent field. Anything else (an element below or too far
- * above the window, a result that is subnormal, infinite or too small for
- * a after cancellation) falls back to the exact state: a is written back
+ * adding to the exponent field. An element whose digits lie below the
+ * window goes into f's digits with its carries (scan_add_below). Anything
+ * else (an element just below or too far above the window, a result that
+ * is subnormal, infinite or too small for a after cancellation) falls back
+ * to the exact state: a is written back
  * into the digits, the element added with its carries or the prefix
  * rounded from the digits (gs_exact_round_window, gs_exact_round_bits),
  * and the window re-opened at the new top digit.
@@ -627,7 +629,8 @@ GS_CPU_EXACT_SUM(f64, double)
 #define GS_CPU_EXACT_SCAN_SHIFT 47u
 
 /* V = (a + f) * 2^(32w + GS_EXACT_LSB_EXP), f in [0, 1) the value of
- * e's digits below w (normalized, untouched while the window is open),
+ * e's digits below w (normalized; only scan_add_below changes them while
+ * the window is open),
  * below = (f != 0). e's digits from w up are stale until scan_flush, but
  * those above w + 3 hold the sign's fill `fill` (0 or -1) of the value at
  * the last flush or opening: a flush rewrites them only when a's sign
