@@ -691,24 +691,28 @@ static void scan_flush(struct scan_window *win)
     win->fill = fill;
 }
 
-/* An element whose three digits (gs_exact_add_raw's) lie below the window,
- * bit >> 5 < w - 2: added to f's digits with their carries, f staying
- * normalized, the carry out of f (-1, 0 or 1) into a; the window stays.
- * Returns a; *below is f != 0 again. */
+/* An element whose bit 0 lies below the window's, bit < 32w: its three
+ * digits (gs_exact_add_raw's) below w go into f's digits with their
+ * carries, f staying normalized, and those from w up, with the carry out
+ * of f (-1, 0 or 1), into a (each below 2^96); the window stays. Returns
+ * a; *below is f != 0 again. */
 static inline gs_i128 scan_add_below(gs_exact *e, int w, gs_i128 a, uint64_t m, int bit, int negative, int *below)
 {
     const int i = bit >> 5, s = bit & 31;
     const uint64_t rest = m >> (32 - s);
     const int64_t flip = -(int64_t)negative;   /* -v = (v ^ -1) + 1 */
-    const int64_t piece[3] = {(int64_t)((m << s) & 0xffffffff), (int64_t)(rest & 0xffffffff), (int64_t)(rest >> 32)};
+    const int64_t piece[3] = {((int64_t)((m << s) & 0xffffffff) ^ flip) - flip,
+                              ((int64_t)(rest & 0xffffffff) ^ flip) - flip, ((int64_t)(rest >> 32) ^ flip) - flip};
     int64_t carry = 0, any = 0;
     int j = i;
     for (; j < w && (j < i + 3 || carry != 0); j++) {
-        const int64_t d = e->digit[j] + (j < i + 3 ? (piece[j - i] ^ flip) - flip : 0) + carry;
+        const int64_t d = e->digit[j] + (j < i + 3 ? piece[j - i] : 0) + carry;
         carry = d >> 32;   /* arithmetic: the floor */
         e->digit[j] = d & 0xffffffff;
         any |= e->digit[j];
     }
+    a += carry;
+    for (int k = w - i; k < 3; k++) a += (gs_i128)piece[k] * ((gs_i128)1 << (32 * (i + k - w)));
     if (any) {
         *below = 1;
     } else {   /* the digits it changed are 0: so may f be */
@@ -716,7 +720,7 @@ static inline gs_i128 scan_add_below(gs_exact *e, int w, gs_i128 a, uint64_t m, 
         for (int k = i - 1; k >= 0 && !*below; k--) *below = e->digit[k] != 0;
         for (int k = j; k < w && !*below; k++) *below = e->digit[k] != 0;
     }
-    return a + carry;
+    return a;
 }
 
 /* The fallback of an add: V += sign * m * 2^bit exactly, and re-open. */
@@ -829,7 +833,7 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
                 special |= sp;                                                               \
             else if ((unsigned)sh <= GS_CPU_EXACT_SCAN_SHIFT)                                \
                 a = add_shifted(a, m, sh, negative);                                         \
-            else if (m && (bit >> 5) + 2 < win->w)                                           \
+            else if (m && sh < 0)                                                            \
                 a = scan_add_below(&win->e, win->w, a, m, bit, negative, &below);            \
             else if (m)                                                                      \
                 GS_CPU_EXACT_SLOW(scan_add_exact(win, m, bit, negative));                    \
