@@ -26,11 +26,11 @@
  * needs only whether it is zero). Each prefix rounds from a and that sticky
  * flag: the top 63 bits of a, sticky in bit 0, converted by the hardware's
  * int64-to-float conversion (one IEEE round to nearest even) and scaled by
- * adding to the exponent field. An element whose digits lie below the
- * window goes into f's digits with its carries (scan_add_below). Anything
- * else (an element just below or too far above the window, a result that
- * is subnormal, infinite or too small for a after cancellation) falls back
- * to the exact state: a is written back
+ * adding to the exponent field. An element below the window goes into f's
+ * digits with its carries, its part from digit w up into a
+ * (scan_add_below). Anything else (an element too far above the window, a
+ * result that is subnormal, infinite or too small for a after
+ * cancellation) falls back to the exact state: a is written back
  * into the digits, the element added with its carries or the prefix
  * rounded from the digits (gs_exact_round_window, gs_exact_round_bits),
  * and the window re-opened at the new top digit.
