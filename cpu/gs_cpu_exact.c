@@ -698,11 +698,10 @@ static void scan_flush(struct scan_window *win)
  * a; *below is f != 0 again. */
 static inline gs_i128 scan_add_below(gs_exact *e, int w, gs_i128 a, uint64_t m, int bit, int negative, int *below)
 {
-    const int i = bit >> 5, s = bit & 31;
-    const uint64_t rest = m >> (32 - s);
+    int64_t piece[3];
+    const int i = gs_exact_split(m, bit, piece);
     const int64_t flip = -(int64_t)negative;   /* -v = (v ^ -1) + 1 */
-    const int64_t piece[3] = {((int64_t)((m << s) & 0xffffffff) ^ flip) - flip,
-                              ((int64_t)(rest & 0xffffffff) ^ flip) - flip, ((int64_t)(rest >> 32) ^ flip) - flip};
+    for (int k = 0; k < 3; k++) piece[k] = (piece[k] ^ flip) - flip;
     int64_t carry = 0, any = 0;
     int j = i;
     for (; j < w && (j < i + 3 || carry != 0); j++) {

@@ -85,8 +85,21 @@ GS_HD void gs_exact_count(gs_exact *e, uint32_t adds)
     e->pending += adds;
 }
 
-/* digits += sign * m * 2^bit (bit: the position above GS_EXACT_LSB_EXP,
- * m < 2^53), without counting it: the hot loops count in bulk. */
+/* m * 2^bit (bit: the position above GS_EXACT_LSB_EXP, m < 2^53) as the
+ * pieces of three digits from digit bit >> 5 up, each below 2^32; returns
+ * that digit. */
+GS_HD int gs_exact_split(uint64_t m, int bit, int64_t piece[3])
+{
+    const int s = bit & 31;
+    const uint64_t rest = m >> (32 - s);   /* s < 32: a shift of 1 to 32 */
+    piece[0] = (int64_t)((m << s) & 0xffffffff);
+    piece[1] = (int64_t)(rest & 0xffffffff);
+    piece[2] = (int64_t)(rest >> 32);
+    return bit >> 5;
+}
+
+/* digits += sign * m * 2^bit, without counting it: the hot loops count in
+ * bulk. */
 GS_HD void gs_exact_add_raw(gs_exact *e, uint64_t m, int bit, int negative)
 {
     const int i = bit >> 5, s = bit & 31;
@@ -170,9 +183,8 @@ GS_HD void gs_exact_add_f32(gs_exact *e, float x)
  * added to until it dies out. Returns the highest digit it changed. */
 GS_HD int gs_exact_add_carried(gs_exact *e, uint64_t m, int bit, int negative)
 {
-    const int i = bit >> 5, s = bit & 31;
-    const uint64_t rest = m >> (32 - s);
-    int64_t piece[3] = {(int64_t)((m << s) & 0xffffffff), (int64_t)(rest & 0xffffffff), (int64_t)(rest >> 32)};
+    int64_t piece[3];
+    const int i = gs_exact_split(m, bit, piece);
     int64_t carry = 0;
     int j = i;
     for (;; j++) {
