@@ -22,8 +22,8 @@
  * and one 128-bit add; elements outside it take the slower exact paths of
  * gs_exact.h. The window of a block that takes it (struct
  * scan_window): the running value is V = (a + f) * 2^(32w) with f the
- * digits below digit w, which no window add touches (of f the rounding
- * needs only whether it is zero). Each prefix rounds from a and that sticky
+ * digits below digit w, which no add inside the window touches (of f the
+ * rounding needs only whether it is zero). Each prefix rounds from a and that sticky
  * flag: the top 63 bits of a, sticky in bit 0, converted by the hardware's
  * int64-to-float conversion (one IEEE round to nearest even) and scaled by
  * adding to the exponent field. An element below the window goes into f's
@@ -501,18 +501,6 @@ static const void *pad_block(const void *x, int n, size_t size, void *pad, int *
 
 /* ---- reductions ------------------------------------------------------------------- */
 
-/* A block's exact sum, two doubles, into *acc (counted in bulk by the
- * caller). */
-static void sum_add_total(gs_exact *acc, const double total[2])
-{
-    for (int j = 0; j < 2; j++) {
-        uint64_t m;
-        int bit, negative;
-        gs_exact_decode_f64(total[j], &m, &bit, &negative);   /* finite */
-        gs_exact_add_raw(acc, m, bit, negative);
-    }
-}
-
 /*
  * Elements summed one by one (blocks of a wide range of exponents) go to
  * bins, one per exponent: a bin adds the signed significands of its
@@ -575,16 +563,17 @@ static void sum_bins_flush(gs_exact *acc, int64_t *bins, int count, int first)
             int n;                                                                           \
             const ctype *xb = pad_block(x + b, (int)(end - b), sizeof *x, pad, &n);          \
             double total[2];                                                                 \
-            gs_exact_count(acc, 2 * GS_CPU_EXACT_BLOCK / GS_CPU_EXACT_PIECE); /* 2 a piece */ \
             if (GS_CPU_EXACT_TRY(T, &g, have, xb, n, sum_block_##T(xb, n, &g, total))) {     \
-                sum_add_total(acc, total);                                                   \
+                gs_exact_add_f64(acc, total[0]);                                             \
+                gs_exact_add_f64(acc, total[1]);                                             \
             } else {                                                                         \
                 /* a few stray elements: the rest of the block still in pieces */            \
                 int misses = 0;                                                              \
                 for (int p = 0; p < n; p += GS_CPU_EXACT_PIECE) {                            \
                     const int m = n - p < GS_CPU_EXACT_PIECE ? n - p : GS_CPU_EXACT_PIECE;   \
                     if (have && misses < GS_CPU_EXACT_PIECE_TRIES && sum_block_##T(xb + p, m, &g, total)) { \
-                        sum_add_total(acc, total);                                           \
+                        gs_exact_add_f64(acc, total[0]);                                     \
+                        gs_exact_add_f64(acc, total[1]);                                     \
                         misses = 0;                                                          \
                         continue;                                                            \
                     }                                                                        \
@@ -630,12 +619,12 @@ GS_CPU_EXACT_SUM(f64, double)
 
 /* V = (a + f) * 2^(32w + GS_EXACT_LSB_EXP), f in [0, 1) the value of
  * e's digits below w (normalized; only scan_add_below changes them while
- * the window is open),
- * below = (f != 0). e's digits from w up are stale until scan_flush, but
- * those above w + 3 hold the sign's fill `fill` (0 or -1) of the value at
- * the last flush or opening: a flush rewrites them only when a's sign
- * differs, and the top digit is looked for from w + 3 (or the highest
- * digit a carry reached) down, not from the top of the state. */
+ * the window is open), below = (f != 0). e's digits from w up are stale
+ * until scan_flush, but those above w + 3 hold the sign's fill `fill` (0
+ * or -1) of the value at the last flush or opening: a flush rewrites them
+ * only when a's sign differs, and the top digit is looked for from w + 3
+ * (or the highest digit a carry reached) down, not from the top of the
+ * state. */
 struct scan_window {
     gs_exact e;
     gs_i128 a;
