@@ -91,7 +91,12 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     args.carry = carry;
     args.tiles = static_cast<gs_exact_tile *>(g->d_exact_tiles);
     args.full = reinterpret_cast<gs_exact_packed *>(args.tiles + tiles);
-    args.epoch = ++g->scan_epoch;
+    if (++g->exact_epoch == GS_EXACT_EPOCHS) {   /* a status keeps 30 bits of it: clear them before one repeats */
+        GS_CUDA_CHECK(g, cudaMemsetAsync(g->d_exact_tiles, 0, g->exact_tiles_bytes, g->stream),
+                      "clearing the exact scan tile states");
+        g->exact_epoch = 1;
+    }
+    args.epoch = g->exact_epoch;
     args.exclusive = kind == GS_EXCLUSIVE;
     args.vector_io = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
     kernel<<<(unsigned)tiles, GS_EXACT_BLOCK, DYNAMIC, g->stream>>>(args);

@@ -219,18 +219,22 @@ GS_DEV bool gs_exact_to_pair(gs_exact *c, double &hi, double &lo)
 /* ---- tile states ------------------------------------------------------------------ */
 
 /* What a tile publishes for the tiles after it, its aggregate and then its
- * inclusive prefix, each a word: status = epoch << 2 | flags, and hi, in one
- * 16-byte store (an aligned 16-byte access is not split, as gs_tile_state
- * relies on too): a reader sees both or neither. Flags: none, the value is
- * hi; GS_EXACT_VALUE_PAIR, it is hi + lo exactly, lo in the tile's side
- * field; GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide range
- * of exponents) and it is the tile's gs_exact_packed. Side fields are
- * written before the word's release and read after its acquire. Statuses of
- * earlier launches carry an older epoch and read as "not yet", so the
- * states never need clearing. */
+ * inclusive prefix, each a word: status = epoch << 2 | flags, lo and hi,
+ * in one 16-byte store (an aligned 16-byte access is not split, as
+ * gs_tile_state relies on too): a reader sees all or nothing. Flags: none,
+ * the value is hi + lo exactly (lo an f32: a pair's low part mostly has a
+ * few bits); GS_EXACT_VALUE_PAIR, it is hi + the tile's side field lo
+ * exactly; GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide
+ * range of exponents) and it is the tile's gs_exact_packed. Side fields
+ * are written before the word's release and read after its acquire.
+ * Statuses of earlier launches carry an older epoch and read as "not yet",
+ * so the states need clearing only when the epoch's 30 bits wrap
+ * (gs_cuda_exact.cu). */
 enum { GS_EXACT_VALUE_PAIR = 1, GS_EXACT_VALUE_FULL = 2 };
+#define GS_EXACT_EPOCHS (1u << 30)
 struct alignas(16) gs_exact_word {
-    uint64_t status;
+    uint32_t status;
+    float lo;
     double hi;
 };
 struct gs_exact_tile {
@@ -249,19 +253,32 @@ struct gs_exact_packed {
  * same thread); one without needs no ordering. Reads acquire, so a reader
  * may read the side fields after (measured faster than a relaxed read and
  * a fence where there are side fields). */
-GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint64_t status, double hi)
+GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint32_t status, float lo, double hi)
 {
+    const uint64_t head = status | (uint64_t)(uint32_t)__float_as_int(lo) << 32;
     const uint64_t bits = (uint64_t)__double_as_longlong(hi);
     if (status & (GS_EXACT_VALUE_PAIR | GS_EXACT_VALUE_FULL))
-        asm volatile("st.release.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(status), "l"(bits) : "memory");
+        asm volatile("st.release.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(head), "l"(bits) : "memory");
     else
-        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(status), "l"(bits) : "memory");
+        asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(head), "l"(bits) : "memory");
 }
 GS_DEV gs_exact_word gs_exact_word_read(const gs_exact_word *w)
 {
-    uint64_t status, bits;
-    asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(status), "=l"(bits) : "l"(w) : "memory");
-    return {status, __longlong_as_double((long long)bits)};
+    uint64_t head, bits;
+    asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(head), "=l"(bits) : "l"(w) : "memory");
+    return {(uint32_t)head, __int_as_float((int)(head >> 32)), __longlong_as_double((long long)bits)};
+}
+/* The word of hi + lo (finite): lo in the word where an f32 holds it
+ * exactly, else in the side field, written first. */
+GS_DEV void gs_exact_publish_pair(gs_exact_word *w, double *side, uint32_t status, double hi, double lo)
+{
+    const float lo32 = __double2float_rn(lo);
+    if ((double)lo32 == lo) {
+        gs_exact_word_publish(w, status, lo32, hi);
+    } else {
+        *side = lo;
+        gs_exact_word_publish(w, status | GS_EXACT_VALUE_PAIR, 0.0f, hi);
+    }
 }
 /* Where another lane of the warp read the released word: its side fields are visible after. */
 GS_DEV void gs_exact_acquire_fence() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
@@ -288,7 +305,7 @@ template <class T, int VECS> struct gs_exact_scan_args {
     gs_exact *carry;           /* before element 0; tile 0 reads it, the last tile moves it past n */
     gs_exact_tile *tiles;      /* one per block */
     gs_exact_packed *full;     /* two per block: aggregate, inclusive prefix */
-    uint64_t epoch;
+    uint32_t epoch;            /* below GS_EXACT_EPOCHS, never 0 */
     bool exclusive;
     bool vector_io;            /* in and out 16-byte aligned: whole tiles use vectors */
 };
@@ -385,12 +402,12 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
                                gs_exact_pair &p)
 {
     const int lane = threadIdx.x % 32;
-    const uint64_t epoch = a.epoch;
+    const uint32_t epoch = a.epoch;
     bool full = false;
     for (int64_t window = tile - 1;; window -= 32) {
         const int64_t pred = window - lane;
         /* before tile 0: never counted (tile 0 is an inclusive prefix) */
-        gs_exact_word incl = {epoch << 2, 0.0}, agg = {0, 0.0};
+        gs_exact_word incl = {epoch << 2, 0.0f, 0.0}, agg = {0, 0.0f, 0.0};
         const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
         const auto read = [&] {   /* the aggregate only while there is no inclusive prefix */
             incl = gs_exact_word_read(&a.tiles[pred].inclusive);
@@ -408,10 +425,11 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         const bool counted = lane <= last;
         const gs_exact_word w = inclusive ? incl : agg;
         const unsigned flags = counted ? (unsigned)(w.status & 3) : 0u;
-        const double hi = counted ? w.hi : 0.0;
+        const double hi = counted ? w.hi : 0.0, lo = counted ? (double)w.lo : 0.0;
         if (!full && !__any_sync(GS_FULL_MASK, flags)) {
-            /* single values: their sum in fp64, exact when no addition
-             * rounded (the butterfly leaves it in every lane) */
+            /* values in the words: the his' sum and the los' in fp64, exact
+             * when no addition rounded (the butterflies leave them in every
+             * lane) */
             double sum = hi;
             bool exact = true;
 #pragma unroll
@@ -422,6 +440,16 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
             }
             gs_exact_pair q = p;
             q.add(sum);
+            if (__any_sync(GS_FULL_MASK, lo != 0.0)) {
+                double sum_lo = lo;
+#pragma unroll
+                for (int m = 16; m > 0; m >>= 1) {
+                    double e;
+                    gs_two_sum(sum_lo, __shfl_xor_sync(GS_FULL_MASK, sum_lo, m), sum_lo, e);
+                    exact = exact & (e == 0.0);
+                }
+                q.add(sum_lo);
+            }
             if (__all_sync(GS_FULL_MASK, exact) && __shfl_sync(GS_FULL_MASK, (int)q.whole, 0)) {
                 p = q;
                 if (inclusives) return false;
@@ -430,6 +458,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         }
         gs_exact_pair v;
         v.hi = hi;
+        v.lo = lo;
         if (flags & GS_EXACT_VALUE_PAIR) {
             v.lo = __ldcg(inclusive ? &a.tiles[pred].inclusive_lo : &a.tiles[pred].aggregate_lo);
         }
@@ -447,14 +476,14 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         for (int l = 0; l <= last; l++) {
             const bool packed = __shfl_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL, l);
             const bool li = __shfl_sync(GS_FULL_MASK, inclusive, l);
-            const double h = __shfl_sync(GS_FULL_MASK, v.hi, l), lo = __shfl_sync(GS_FULL_MASK, v.lo, l);
+            const double h = __shfl_sync(GS_FULL_MASK, v.hi, l), hl = __shfl_sync(GS_FULL_MASK, v.lo, l);
             if (lane == 0) {
                 if (packed) {
                     gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
                     gs_exact_add_packed(&s->carry, &a.full[2 * (window - l) + li]);
                 } else {
                     gs_exact_add_f64(&s->carry, h);
-                    gs_exact_add_f64(&s->carry, lo);
+                    gs_exact_add_f64(&s->carry, hl);
                 }
             }
         }
@@ -478,20 +507,17 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
 {
     const int64_t tile = blockIdx.x;
     const int lane = threadIdx.x % 32;
-    const uint64_t status = a.epoch << 2;
+    const uint32_t status = a.epoch << 2;
     gs_exact_tile *state = &a.tiles[tile];
     if (threadIdx.x < 32) {
         const bool aggregate_full = s->aggregate_full;
         if (tile > 0 && lane == 0) {
-            unsigned flags = 0;
             if (aggregate_full) {
                 gs_exact_pack(&a.full[2 * tile], &s->sum.sum);
-                flags = GS_EXACT_VALUE_FULL;
-            } else if (s->aggregate[1] != 0.0) {
-                state->aggregate_lo = s->aggregate[1];
-                flags = GS_EXACT_VALUE_PAIR;
+                gs_exact_word_publish(&state->aggregate, status | GS_EXACT_VALUE_FULL, 0.0f, 0.0);
+            } else {
+                gs_exact_publish_pair(&state->aggregate, &state->aggregate_lo, status, s->aggregate[0], s->aggregate[1]);
             }
-            gs_exact_word_publish(&state->aggregate, status | flags, s->aggregate[0]);
         }
         gs_exact_pair p;
         bool full = true;
@@ -526,15 +552,12 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
                 inclusive_full = !gs_exact_to_pair(c, q.hi, q.lo);
                 if (last) *a.carry = *c;
             }
-            unsigned flags = 0;
             if (inclusive_full) {
                 gs_exact_pack(&a.full[2 * tile + 1], &s->inclusive);
-                flags = GS_EXACT_VALUE_FULL;
-            } else if (q.lo != 0.0) {
-                state->inclusive_lo = q.lo;
-                flags = GS_EXACT_VALUE_PAIR;
+                gs_exact_word_publish(&state->inclusive, status | GS_EXACT_VALUE_FULL, 0.0f, 0.0);
+            } else {
+                gs_exact_publish_pair(&state->inclusive, &state->inclusive_lo, status, q.hi, q.lo);
             }
-            gs_exact_word_publish(&state->inclusive, status | flags, q.hi);
         }
     }
     __syncthreads();

@@ -49,6 +49,7 @@ struct gs_cuda {
     size_t variant_work_bytes;
     void *d_exact_tiles;               /* the exact scan's tile states (gs_cuda_exact.cu) */
     size_t exact_tiles_bytes;
+    uint32_t exact_epoch;              /* incremented per exact scan launch, 1 .. GS_EXACT_EPOCHS - 1 */
     int exact_tiles;                   /* f64 exact scans' tiles: a gs_cuda_exact_tiles */
     bool exact_long_decided, exact_long;   /* what GS_CUDA_EXACT_TILES_AUTO decided */
     char error[512];
