@@ -528,8 +528,8 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
             gs_exact_normalize(&s->carry);
         }
         if (lane == 0) {
-            gs_exact_set_carry(s, full, p);
-            /* the inclusive prefix: a pair where one holds it, else exact */
+            /* the inclusive prefix first (the tiles after wait for it): a
+             * pair where one holds it, else exact; then P for this tile */
             gs_exact_pair q = p;
             if (!full && !aggregate_full) {
                 q.add(s->aggregate[0]);
@@ -558,6 +558,7 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
             } else {
                 gs_exact_publish_pair(&state->inclusive, &state->inclusive_lo, status, q.hi, q.lo);
             }
+            gs_exact_set_carry(s, full, p);
         }
     }
     __syncthreads();
