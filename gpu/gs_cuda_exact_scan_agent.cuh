@@ -730,7 +730,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
     double magnitude = 0.0;   /* f32: >= the tile's sum of |x| */
     double abs_sum = 0.0;     /* f32: what the grid rounded off; f64: the sum of |x| */
     int low = INT32_MAX / 2;
-    A total = gs_acc_zero<A>();
+    double total = 0.0;       /* f32: the sum of the terms */
     gs_exact_pair rest;
     gs_grid grid;             /* f32 */
 #pragma unroll
@@ -797,16 +797,53 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
             for (int j = 0; j < PART; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
-                    total = gs_dd_add(total, (double)x[j][k]);
                     abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
                     const int l = gs_low_bit(x[j][k]);
                     low = l < low ? l : low;
                 }
         }
     }
+    /* the thread's run: its sum, scanned across the warp (inclusive: lane
+     * 31 has the warp's total), and with the totals of the warps before,
+     * the run's local start (all but P). f64 scans before the look-back,
+     * while warp 0 waits for the tiles before (2% faster), and its lane 31
+     * gives the warp's total (no second sum in the loads); f32 after it
+     * (before, 9% slower: docs/PERFORMANCE.md) */
+    const auto run_scan = [&] {
+        A v = gs_acc_zero<A>();
+#pragma unroll
+        for (int i = 0; i < VECS; i++) {
+            T x[VEC];
+            memcpy(x, in_run(i), 16);
+#pragma unroll
+            for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
+        }
+#pragma unroll
+        for (int d = 1; d < 32; d *= 2) {
+            const A up = gs_shfl_up(v, d);
+            if (lane >= d) v = gs_dd_add(up, v);
+        }
+        return v;
+    };
+    const auto run_start = [&](A v) {
+        A local = gs_acc_zero<A>();
+        const A lower = gs_shfl_up(v, 1);
+        for (int w = 0; w < warp; w++) {
+            if constexpr (GRID) local = __dadd_rn(local, s->warp_total[w].hi);
+            else local = gs_dd_add(local, s->warp_total[w]);
+        }
+        if (lane > 0) local = gs_dd_add(local, lower);
+        return local;
+    };
+    A run_sum = gs_acc_zero<A>();   /* f64: scanned */
+    if constexpr (!GRID) {
+        __syncwarp();   /* the warp's rows are staged: its runs */
+        run_sum = run_scan();
+        if (lane == 31) s->warp_total[warp] = run_sum;
+    }
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
-        total = gs_dd_add(total, gs_shfl_xor(total, m));
+        if constexpr (GRID) total = __dadd_rn(total, __shfl_xor_sync(GS_FULL_MASK, total, m));
         abs_sum = __dadd_ru(abs_sum, __shfl_xor_sync(GS_FULL_MASK, abs_sum, m));
         const int l = __shfl_xor_sync(GS_FULL_MASK, low, m);
         low = l < low ? l : low;
@@ -816,7 +853,6 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
             s->warp_total[warp] = gs_dd{total, 0.0};
             s->warp_off_grid[warp] = abs_sum;
         } else {
-            s->warp_total[warp] = total;
             s->warp_abs[warp] = abs_sum;
             s->warp_low[warp] = low;
         }
@@ -840,35 +876,8 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         totals_exact = below(terms, terms_low);
     }
 
-    /* the thread's run: its sum, scanned across the warp, and the totals of
-     * the warps before give the run's local start (all but P). f64 finds it
-     * before the look-back, while warp 0 waits for the tiles before (2%
-     * faster); f32 after it (found before, 9% slower: docs/PERFORMANCE.md) */
-    const auto run_start = [&] {
-        A local = gs_acc_zero<A>();
-        A v = gs_acc_zero<A>();
-#pragma unroll
-        for (int i = 0; i < VECS; i++) {
-            T x[VEC];
-            memcpy(x, in_run(i), 16);
-#pragma unroll
-            for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
-        }
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-            const A up = gs_shfl_up(v, d);
-            if (lane >= d) v = gs_dd_add(up, v);
-        }
-        const A lower = gs_shfl_up(v, 1);
-        for (int w = 0; w < warp; w++) {
-            if constexpr (GRID) local = __dadd_rn(local, s->warp_total[w].hi);
-            else local = gs_dd_add(local, s->warp_total[w]);
-        }
-        if (lane > 0) local = gs_dd_add(local, lower);
-        return local;
-    };
     A local = gs_acc_zero<A>();
-    if constexpr (!GRID) local = run_start();
+    if constexpr (!GRID) local = run_start(run_sum);
 
     if constexpr (!FIX) {
         /* the tile's exact sum: the warps' totals and the rests, as a pair
@@ -940,7 +949,7 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
      * did not decide it (FIX; else `decided` says all) */
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
     A running;
-    if constexpr (GRID) running = run_start();
+    if constexpr (GRID) running = run_start(run_scan());
     else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, local);
     uint32_t failed = 0;
     bool decided = true;
