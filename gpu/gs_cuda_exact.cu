@@ -141,6 +141,8 @@ static gs_status long_f64_tiles(gs_cuda *g, bool *yes)
     return GS_OK;
 }
 
+void gs_cuda_exact_epoch_to_wrap(gs_cuda *g) { g->exact_epoch = GS_EXACT_EPOCHS - 1; }
+
 gs_status gs_cuda_set_exact_tiles(gs_cuda *g, gs_cuda_exact_tiles tiles)
 {
     if (tiles != GS_CUDA_EXACT_TILES_AUTO && tiles != GS_CUDA_EXACT_TILES_SHORT && tiles != GS_CUDA_EXACT_TILES_LONG)

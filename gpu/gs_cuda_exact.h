@@ -41,6 +41,11 @@ gs_status gs_cuda_scan_exact_async(gs_cuda *g, gs_type type, gs_scan_kind kind, 
 typedef enum { GS_CUDA_EXACT_TILES_AUTO, GS_CUDA_EXACT_TILES_SHORT, GS_CUDA_EXACT_TILES_LONG } gs_cuda_exact_tiles;
 gs_status gs_cuda_set_exact_tiles(gs_cuda *g, gs_cuda_exact_tiles tiles);
 
+/* For tests: the next exact scan takes the epoch at which the 30 bits a
+ * tile state keeps of it wrap, so that it clears the handle's tile states
+ * (no scan may read an earlier scan's states as its own). */
+void gs_cuda_exact_epoch_to_wrap(gs_cuda *g);
+
 #ifdef __cplusplus
 }
 #endif

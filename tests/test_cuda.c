@@ -859,6 +859,44 @@ static void test_exact_chain_in_place(void)
         }
 }
 
+/* A tile state keeps 30 bits of its scan's epoch; where they wrap, the
+ * states are cleared. Two scans, each the one at the wrap (so both at
+ * epoch 1), of different data: the second must give its own outputs, not
+ * prefixes from states the first left (bit for bit against the CPU
+ * backend). */
+static void test_exact_epoch_wrap(void)
+{
+    const int64_t n = capped(((int64_t)1 << 22) + 3);   /* 513 f32 tiles */
+    const size_t bytes = (size_t)n * sizeof(float);
+    gs_test_rng r = gs_test_case_rng(15, 0, 0, 1);
+    void *first = exact_data_fill(GS_F32, EXACT_UNIFORM, n, &r);
+    void *second = exact_data_fill(GS_F32, EXACT_NORMAL, n, &r);
+    void *got = gs_test_alloc_or_fail(bytes ? bytes : 1), *want = gs_test_alloc_or_fail(bytes ? bytes : 1);
+    char *d_in = device_alloc(bytes), *d_out = device_alloc(bytes);
+    gs_exact zero;
+    gs_exact_clear(&zero);
+    gs_exact *d_carry = exact_device_state(&zero);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, first, bytes)));
+    gs_cuda_exact_epoch_to_wrap(gpu);
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, second, bytes)));
+    gs_cuda_exact_epoch_to_wrap(gpu);
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d_out, bytes)));
+    gs_exact carry = zero;
+    gs_cpu_scan_exact(GS_F32, GS_INCLUSIVE, second, want, n, &carry);
+    CU_ASSERT(memcmp(got, want, bytes) == 0);
+    CU_ASSERT(same_state(exact_fetch(d_carry), carry));
+    gs_cuda_free(gpu, d_carry);
+    gs_cuda_free(gpu, d_in);
+    gs_cuda_free(gpu, d_out);
+    free(first);
+    free(second);
+    free(got);
+    free(want);
+}
+
 /* Bad arguments are errors with a message, not launches. */
 static void test_exact_refusals(void)
 {
@@ -1284,6 +1322,7 @@ static void register_exact_suite(void)
     CU_add_test(exact, "exact f32", test_exact_f32);
     CU_add_test(exact, "exact f64", test_exact_f64);
     CU_add_test(exact, "exact pieces chain, in place", test_exact_chain_in_place);
+    CU_add_test(exact, "exact scan states at the epoch's wrap", test_exact_epoch_wrap);
     CU_add_test(exact, "exact refusals", test_exact_refusals);
     CU_add_test(exact, "exact f32 reduction, crowded digits", test_exact_crowded_digits);
     exact_large_test = CU_add_test(exact, "exact, more than 2^31 elements", test_exact_large);
