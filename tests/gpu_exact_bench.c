@@ -42,6 +42,7 @@ static double unit(uint64_t i, uint64_t salt) { return (double)(mix(i * 2 + salt
 
 enum { DATA_GENERATOR, DATA_NORMAL, DATA_FULL_RANGE, DATA_COUNT };
 static const char *const data_name[] = {"generator", "normal", "full range"};
+static const char *const data_arg[] = {"generator", "normal", "full"};   /* DATA on the command line */
 
 /* n elements of `data` into d_in (host-made data staged through `host`). */
 static void fill(gs_type type, int data, int64_t n, void *host, void *d_in)
@@ -128,16 +129,20 @@ int main(int argc, char **argv)
     if (iters < 1) iters = 1;
     if (iters > 64) iters = 64;
     const int64_t n = (int64_t)1 << log2n;
+    const char *tiles = argc > 3 ? argv[3] : "auto";
+    int only = -1;   /* the data to run, or all */
+    if (argc > 4 && strcmp(argv[4], "all") != 0) {
+        for (int d = 0; d < DATA_COUNT; d++)
+            if (strcmp(argv[4], data_arg[d]) == 0) only = d;
+        if (only < 0) {
+            fprintf(stderr, "gpu_exact_bench: DATA is all, generator, normal or full, not '%s'\n", argv[4]);
+            return 2;
+        }
+    }
     char err[256];
     if (gs_cuda_device_count() == 0 || gs_cuda_open(0, &gpu, err, sizeof err) != GS_OK) {
         printf("gpu_exact_bench: no usable GPU\n");
         return 77;
-    }
-    const char *tiles = argc > 3 ? argv[3] : "auto";
-    const char *only = argc > 4 && strcmp(argv[4], "all") != 0 ? argv[4] : NULL;
-    if (only && strcmp(only, "generator") != 0 && strcmp(only, "normal") != 0 && strcmp(only, "full") != 0) {
-        fprintf(stderr, "gpu_exact_bench: DATA is all, generator, normal or full, not '%s'\n", only);
-        return 2;
     }
     CHECK(gs_cuda_set_exact_tiles(gpu, strcmp(tiles, "short") == 0  ? GS_CUDA_EXACT_TILES_SHORT
                                        : strcmp(tiles, "long") == 0 ? GS_CUDA_EXACT_TILES_LONG
@@ -168,7 +173,7 @@ int main(int argc, char **argv)
     const gs_type types[] = {GS_F32, GS_F64};
     for (int t = 0; t < 2; t++)
         for (int data = 0; data < DATA_COUNT; data++) {
-            if (only && strncmp(data_name[data], only, strlen(only)) != 0) continue;
+            if (only >= 0 && data != only) continue;
             const gs_type type = types[t];
             const size_t elem = gs_type_size(type);
             fill(type, data, n, host, d_in);
