@@ -165,6 +165,19 @@ struct gs_exact_pair {
     }
 };
 
+/* The warp's sum of v in fp64, in every lane (a butterfly); `exact`
+ * cleared where an addition rounded. */
+GS_DEV double gs_warp_sum_checked(double v, bool &exact)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) {
+        double e;
+        gs_two_sum(v, __shfl_xor_sync(GS_FULL_MASK, v, m), v, e);
+        exact = exact & (e == 0.0);
+    }
+    return v;
+}
+
 /* The warp's pairs summed (lane 0's sum is the one to use: lanes add in
  * different orders, so their pairs, and whether they stayed whole, may
  * differ; every one is the same exact value when whole). */
@@ -428,28 +441,11 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         const double hi = counted ? w.hi : 0.0, lo = counted ? (double)w.lo : 0.0;
         if (!full && !__any_sync(GS_FULL_MASK, flags)) {
             /* values in the words: the his' sum and the los' in fp64, exact
-             * when no addition rounded (the butterflies leave them in every
-             * lane) */
-            double sum = hi;
+             * when no addition rounded */
             bool exact = true;
-#pragma unroll
-            for (int m = 16; m > 0; m >>= 1) {
-                double e;
-                gs_two_sum(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m), sum, e);
-                exact = exact & (e == 0.0);
-            }
             gs_exact_pair q = p;
-            q.add(sum);
-            if (__any_sync(GS_FULL_MASK, lo != 0.0)) {
-                double sum_lo = lo;
-#pragma unroll
-                for (int m = 16; m > 0; m >>= 1) {
-                    double e;
-                    gs_two_sum(sum_lo, __shfl_xor_sync(GS_FULL_MASK, sum_lo, m), sum_lo, e);
-                    exact = exact & (e == 0.0);
-                }
-                q.add(sum_lo);
-            }
+            q.add(gs_warp_sum_checked(hi, exact));
+            if (__any_sync(GS_FULL_MASK, lo != 0.0)) q.add(gs_warp_sum_checked(lo, exact));
             if (__all_sync(GS_FULL_MASK, exact) && __shfl_sync(GS_FULL_MASK, (int)q.whole, 0)) {
                 p = q;
                 if (inclusives) return false;
