@@ -789,6 +789,12 @@ static uint64_t scan_round_slow(struct scan_window *win, int prec, int qmin, int
         if (lead == 0) return 0;                                                             \
         const int k = 65 - GS_EXACT_CLZ64(lead); /* a >> k: its leading bit at bit 62 */     \
         const int E = k + wbit + GS_EXACT_LSB_EXP;                                           \
+        if (E > (E_MAX) + 1) { /* |V| >= 2^(62 + E), past T's largest binade: +-inf */       \
+            const utype u = (utype)(max_biased) << (prec - 1)                                \
+                          | (utype)(a < 0) << (8 * sizeof(utype) - 1);                       \
+            memcpy(out, &u, sizeof u);                                                       \
+            return 1;                                                                        \
+        }                                                                                    \
         if (E < (E_MIN) || E > (E_MAX)) return 0;                                            \
         const int64_t t = (int64_t)((lo >> k) | (hi << (64 - k)))                            \
                         | (int64_t)(((lo << (64 - k)) != 0) | below);                        \
