@@ -302,6 +302,13 @@ GS_DEV void gs_exact_pack(gs_exact_packed *p, const gs_exact *e)   /* e normaliz
     p->top = e->digit[GS_EXACT_DIGITS - 1];
     p->special = e->special;
 }
+/* The word of a state no pair holds: e (normalized) packed first, then
+ * the word, released. */
+GS_DEV void gs_exact_publish_full(gs_exact_word *w, gs_exact_packed *packed, const gs_exact *e, uint32_t status)
+{
+    gs_exact_pack(packed, e);
+    gs_exact_word_publish(w, status | GS_EXACT_VALUE_FULL, 0.0f, 0.0);
+}
 GS_DEV void gs_exact_add_packed(gs_exact *e, const gs_exact_packed *p)
 {
     gs_exact_count(e, 1);   /* each digit moves by less than 2^32 */
@@ -509,8 +516,7 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
         const bool aggregate_full = s->aggregate_full;
         if (tile > 0 && lane == 0) {
             if (aggregate_full) {
-                gs_exact_pack(&a.full[2 * tile], &s->sum.sum);
-                gs_exact_word_publish(&state->aggregate, status | GS_EXACT_VALUE_FULL, 0.0f, 0.0);
+                gs_exact_publish_full(&state->aggregate, &a.full[2 * tile], &s->sum.sum, status);
             } else {
                 gs_exact_publish_pair(&state->aggregate, &state->aggregate_lo, status, s->aggregate[0], s->aggregate[1]);
             }
@@ -549,8 +555,7 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
                 if (last) *a.carry = *c;
             }
             if (inclusive_full) {
-                gs_exact_pack(&a.full[2 * tile + 1], &s->inclusive);
-                gs_exact_word_publish(&state->inclusive, status | GS_EXACT_VALUE_FULL, 0.0f, 0.0);
+                gs_exact_publish_full(&state->inclusive, &a.full[2 * tile + 1], &s->inclusive, status);
             } else {
                 gs_exact_publish_pair(&state->inclusive, &state->inclusive_lo, status, q.hi, q.lo);
             }
