@@ -43,6 +43,13 @@
 
 #include "gs_cpu.h"
 
+/* v, or -v when negative, without a branch on the data: -v = (v ^ -1) + 1. */
+static inline int64_t signed_by(int64_t v, int negative)
+{
+    const int64_t flip = -(int64_t)negative;
+    return (v ^ flip) - flip;
+}
+
 /* a + sign * m * 2^sh for 0 <= sh <= 63, the shift in 64-bit halves and
  * both signs computed (what compilers make of a 128-bit variable shift and
  * a branch-free negation is slower). */
@@ -521,18 +528,22 @@ static const void *pad_block(const void *x, int n, size_t size, void *pad, int *
 #define GS_CPU_EXACT_BIN_FIRST_f64 14
 #define GS_CPU_EXACT_BIN_COUNT_f64 2046
 
-/* The bins' signed sum into *acc, and the bins cleared: each bin as two
- * pieces of under 2^32 and 2^31, at its position and 32 bits above. */
-static void sum_bins_flush(gs_exact *acc, int64_t *bins, int count, int first)
+/* The bins' signed sum into *acc, and the bins cleared: `rows` rows of
+ * `count` bins, row r's first at position first + r * GS_CPU_EXACT_BIN_SPLIT;
+ * each bin as two pieces of under 2^32 and 2^31, at its position and 32
+ * bits above. */
+static void sum_bins_flush(gs_exact *acc, int64_t *bins, int rows, int count, int first)
 {
-    gs_exact_count(acc, 2 * (uint32_t)count);
-    for (int j = 0; j < count; j++) {
-        if (!bins[j]) continue;
-        const int negative = bins[j] < 0;
-        const uint64_t u = negative ? -(uint64_t)bins[j] : (uint64_t)bins[j];
-        gs_exact_add_raw(acc, u & 0xffffffff, first + j, negative);
-        gs_exact_add_raw(acc, u >> 32, first + j + 32, negative);
-        bins[j] = 0;
+    for (int r = 0; r < rows; r++, bins += count, first += GS_CPU_EXACT_BIN_SPLIT) {
+        gs_exact_count(acc, 2 * (uint32_t)count);
+        for (int j = 0; j < count; j++) {
+            if (!bins[j]) continue;
+            const int negative = bins[j] < 0;
+            const uint64_t u = negative ? -(uint64_t)bins[j] : (uint64_t)bins[j];
+            gs_exact_add_raw(acc, u & 0xffffffff, first + j, negative);
+            gs_exact_add_raw(acc, u >> 32, first + j + 32, negative);
+            bins[j] = 0;
+        }
     }
 }
 
@@ -580,8 +591,7 @@ static void sum_bins_flush(gs_exact *acc, int64_t *bins, int count, int first)
                     misses++;                                                                \
                     if (binned < 0 || binned >= GS_CPU_EXACT_BIN_ADDS) {                     \
                         if (binned < 0) memset(bins, 0, sizeof bins);                        \
-                        for (int r = 0; r < ROWS && binned > 0; r++)                         \
-                            sum_bins_flush(acc, bins[r], COUNT, FIRST + r * GS_CPU_EXACT_BIN_SPLIT); \
+                        if (binned > 0) sum_bins_flush(acc, bins[0], ROWS, COUNT, FIRST);    \
                         binned = 0;                                                          \
                     }                                                                        \
                     binned += m;                                                             \
@@ -591,17 +601,15 @@ static void sum_bins_flush(gs_exact *acc, int64_t *bins, int count, int first)
                         special |= gs_exact_decode_##T(xb[i], &mant, &bit, &negative);       \
                         /* a NaN or an infinity: mant = 0, bit = 0, bin 0 */                 \
                         const int j = bit ? bit - FIRST : 0;                                 \
-                        const int64_t flip = -(int64_t)negative; /* -v = (v ^ -1) + 1 */     \
                         const uint64_t low = ROWS == 2 ? mant & ((1u << GS_CPU_EXACT_BIN_SPLIT) - 1) : mant; \
-                        bins[0][j] += ((int64_t)low ^ flip) - flip;                          \
+                        bins[0][j] += signed_by((int64_t)low, negative);                     \
                         if (ROWS == 2)                                                       \
-                            bins[ROWS - 1][j] += ((int64_t)(mant >> GS_CPU_EXACT_BIN_SPLIT) ^ flip) - flip; \
+                            bins[ROWS - 1][j] += signed_by((int64_t)(mant >> GS_CPU_EXACT_BIN_SPLIT), negative); \
                     }                                                                        \
                 }                                                                            \
             }                                                                                \
         }                                                                                    \
-        for (int r = 0; r < ROWS && binned > 0; r++)                                         \
-            sum_bins_flush(acc, bins[r], COUNT, FIRST + r * GS_CPU_EXACT_BIN_SPLIT);         \
+        if (binned > 0) sum_bins_flush(acc, bins[0], ROWS, COUNT, FIRST);                    \
         acc->special |= special;                                                             \
     }
 
@@ -689,8 +697,7 @@ static inline gs_i128 scan_add_below(gs_exact *e, int w, gs_i128 a, uint64_t m, 
 {
     int64_t piece[3];
     const int i = gs_exact_split(m, bit, piece);
-    const int64_t flip = -(int64_t)negative;   /* -v = (v ^ -1) + 1 */
-    for (int k = 0; k < 3; k++) piece[k] = (piece[k] ^ flip) - flip;
+    for (int k = 0; k < 3; k++) piece[k] = signed_by(piece[k], negative);
     int64_t carry = 0, any = 0;
     int j = i;
     for (; j < w && (j < i + 3 || carry != 0); j++) {
