@@ -894,10 +894,10 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
                 }
             }
         }
-        /* f64's rests are the elements, where the totals are not exact
-         * (the block knows: no barrier); f32's what the grid rounded off */
-        bool any_rest = !totals_exact;
-        if constexpr (GRID) any_rest = __syncthreads_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole);
+        /* f32's rests are what the grid rounded off, in a few threads (a
+         * barrier asks); f64's the elements, where the totals are not exact
+         * (the block knows) */
+        const bool any_rest = GRID ? __syncthreads_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole) : !totals_exact;
         if (any_rest) {
             const gs_exact_pair r = gs_exact_pair_warp_sum(rest);
             if (lane == 0) s->warp_rest[warp] = r;
