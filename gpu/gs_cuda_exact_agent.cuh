@@ -28,11 +28,25 @@
 
 /* s + e == a + b exactly, s = RN(a + b) (Knuth's TwoSum: no ordering of a
  * and b needed). The _rn intrinsics keep the compiler from reassociating. */
+GS_DEV double gs_sum_error(double a, double b, double s)   /* s = RN(a + b) */
+{
+    const double bb = __dadd_rn(s, -a);
+    return __dadd_rn(__dadd_rn(a, -__dadd_rn(s, -bb)), __dadd_rn(b, -bb));
+}
 GS_DEV void gs_two_sum(double a, double b, double &s, double &e)
 {
     s = __dadd_rn(a, b);
-    const double bb = __dadd_rn(s, -a);
-    e = __dadd_rn(__dadd_rn(a, -__dadd_rn(s, -bb)), __dadd_rn(b, -bb));
+    e = gs_sum_error(a, b, s);
+}
+
+/* Whether s = RN(a + b) is a + b exactly, without its error: by Dekker's
+ * lemma s - a is exact where |a| >= |b| (and s - b where |b| >= |a|), so
+ * that difference is the other operand exactly when s rounded nothing off
+ * and differs from it when s did; when s is exact, both are. Three
+ * additions against TwoSum's six; false for a NaN or infinite s. */
+GS_DEV bool gs_sum_is_exact(double a, double b, double s)
+{
+    return (__dadd_rn(s, -a) == b) & (__dadd_rn(s, -b) == a);
 }
 
 /* A double-double: the f64 scan's running sums. hi + lo is the value; lo
@@ -126,8 +140,9 @@ struct gs_exact_warp_sink {
 };
 
 /* One thread's exact running sum: hi + lo + whatever it put in its sink.
- * lo keeps hi's errors, and only what lo cannot hold exactly (e2) goes to
- * the sink; x itself goes when something was not finite (x, or hi + x
+ * lo keeps hi's errors, and only what lo cannot hold exactly (e2, which
+ * is computed only then: gs_sum_is_exact asks whether there is any) goes
+ * to the sink; x itself goes when something was not finite (x, or hi + x
  * overflowed). For f32 data (exact in fp64), e is mostly zero, and the
  * element itself goes to the sink instead of e2. LO false (the f32
  * reduction) leaves lo out: such an element goes to the sink as soon as
@@ -140,26 +155,31 @@ template <bool F32, bool LO = true> struct gs_expansion {
 
     template <class T, class Sink> GS_DEV void add(T x, const Sink &sink)
     {
+        if (F32) {   /* e is mostly zero: asked for, not computed */
+            const double s = __dadd_rn(hi, (double)x);
+            if (gs_sum_is_exact(hi, (double)x, s)) {
+                hi = s;
+                return;
+            }
+            if (!LO) {   /* also a NaN or an infinity */
+                sink.put_element(x);
+                return;
+            }
+        }
         double s, e;
         gs_two_sum(hi, (double)x, s, e);
-        if (F32 && e == 0.0) {   /* a NaN e goes on, to the sink */
-            hi = s;
-            return;
-        }
-        if (!LO) {
-            sink.put_element(x);
-            return;
-        }
-        double t, e2;
-        gs_two_sum(lo, e, t, e2);
-        if (e2 == 0.0) {
+        const double t = __dadd_rn(lo, e);
+        if (gs_sum_is_exact(lo, e, t)) {
             hi = s;
             lo = t;
-        } else if (!F32 && isfinite(e2)) {
+            return;
+        }
+        const double e2 = gs_sum_error(lo, e, t);
+        if (!F32 && isfinite(e2)) {
             sink.put(e2);
             hi = s;
             lo = t;
-        } else {
+        } else {   /* f32; or x was not finite, or hi + x overflowed */
             sink.put_element(x);
         }
     }

@@ -113,19 +113,21 @@ template <int BLOCK> struct gs_exact_f64_sink {
 /* ---- the reduction ------------------------------------------------------------- */
 
 /* The reduction's block and blocks per multiprocessor. f64's threads keep
- * 272 bytes each in shared memory, so its blocks are half as large. Four
- * blocks per SM: f32 then gets 64 registers (ptxas spills 260 bytes; three
- * blocks, without spills, measured slower), f64 112 (no spills). Six f64
- * blocks (80 registers) summed full-range data faster, but their 210 KB of
- * shared memory left L1 too small for the loads in flight: the generator's
- * data fell to 0.82 of the plain sum (docs/PERFORMANCE.md). */
+ * 272 bytes each in shared memory, so its blocks are half as large. f32:
+ * four blocks per SM, 64 registers (ptxas spills 260 bytes; three blocks,
+ * without spills, measured slower). f64: five, 96 registers (128 bytes
+ * spilled, in the rare paths): against four (112 registers, no spills) the
+ * H200's narrow-range sums 0.91 -> 0.93 of the plain sum and full-range
+ * ones faster on both cards, the H100's narrow-range 0.94 -> 0.92. Six
+ * (80 registers) left L1 too small beside their 210 KB of shared memory
+ * for the loads in flight: 0.82 (docs/PERFORMANCE.md). */
 template <class T> GS_HD_CONST int gs_exact_sum_block()
 {
     return sizeof(T) == 4 ? 256 : 128;
 }
 template <class T> GS_HD_CONST int gs_exact_sum_min_blocks()
 {
-    return 4;
+    return sizeof(T) == 4 ? 4 : 5;
 }
 
 /* The reduction's shared memory: its threads' own states (WORDS words

@@ -150,12 +150,12 @@ struct gs_exact_pair {
 
     GS_DEV void add(double x)
     {
-        double s, e, t, e2;
+        double s, e;
         gs_two_sum(hi, x, s, e);
-        gs_two_sum(lo, e, t, e2);
+        const double t = __dadd_rn(lo, e);
+        whole = whole & gs_sum_is_exact(lo, e, t);
         hi = s;
         lo = t;
-        whole = whole & (e2 == 0.0);
     }
     GS_DEV void add(const gs_exact_pair &o)
     {
