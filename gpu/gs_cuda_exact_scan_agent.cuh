@@ -263,9 +263,10 @@ struct gs_exact_packed {
 };
 
 /* A word with side fields is released (they were written first, by the
- * same thread); one without needs no ordering. Reads acquire, so a reader
- * may read the side fields after (measured faster than a relaxed read and
- * a fence where there are side fields). */
+ * same thread); one without needs no ordering. Reads are relaxed: a reader
+ * that finds side fields fences (gs_exact_acquire_fence) before it reads
+ * them. Acquiring reads cannot overlap (each waits for the one before), so
+ * a look-back reading both words of a tile made two round trips of one. */
 GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint32_t status, float lo, double hi)
 {
     const uint64_t head = status | (uint64_t)(uint32_t)__float_as_int(lo) << 32;
@@ -278,7 +279,7 @@ GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint32_t status, float lo, d
 GS_DEV gs_exact_word gs_exact_word_read(const gs_exact_word *w)
 {
     uint64_t head, bits;
-    asm volatile("ld.acquire.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(head), "=l"(bits) : "l"(w) : "memory");
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(head), "=l"(bits) : "l"(w) : "memory");
     return {(uint32_t)head, __int_as_float((int)(head >> 32)), __longlong_as_double((long long)bits)};
 }
 /* The word of hi + lo (finite): lo in the word where an f32 holds it
@@ -429,9 +430,9 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         /* before tile 0: never counted (tile 0 is an inclusive prefix) */
         gs_exact_word incl = {epoch << 2, 0.0f, 0.0}, agg = {0, 0.0f, 0.0};
         const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
-        const auto read = [&] {   /* the aggregate only while there is no inclusive prefix */
+        const auto read = [&] {   /* both words at once: one round trip */
             incl = gs_exact_word_read(&a.tiles[pred].inclusive);
-            if (incl.status >> 2 != epoch) agg = gs_exact_word_read(&a.tiles[pred].aggregate);
+            agg = gs_exact_word_read(&a.tiles[pred].aggregate);
         };
         if (pred >= 0) read();
         while (__any_sync(GS_FULL_MASK, !ready())) {
@@ -445,6 +446,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         const bool counted = lane <= last;
         const gs_exact_word w = inclusive ? incl : agg;
         const unsigned flags = counted ? (unsigned)(w.status & 3) : 0u;
+        if (flags) gs_exact_acquire_fence();   /* side fields, or a packed state, follow the word */
         const double hi = counted ? w.hi : 0.0, lo = counted ? (double)w.lo : 0.0;
         if (!full && !__any_sync(GS_FULL_MASK, flags)) {
             /* values in the words: the his' sum and the los' in fp64, exact
