@@ -41,8 +41,10 @@ static uint64_t mix(uint64_t z)
 static double unit(uint64_t i, uint64_t salt) { return (double)(mix(i * 2 + salt) >> 11) * 0x1p-53; }
 
 enum { DATA_GENERATOR, DATA_NORMAL, DATA_FULL_RANGE, DATA_COUNT };
-static const char *const data_name[] = {"generator", "normal", "full range"};
-static const char *const data_arg[] = {"generator", "normal", "full"};   /* DATA on the command line */
+/* each kind of data: its DATA on the command line and its label in the table */
+static const struct {
+    const char *arg, *label;
+} data_kinds[DATA_COUNT] = {{"generator", "generator"}, {"normal", "normal"}, {"full", "full range"}};
 
 /* n elements of `data` into d_in (host-made data staged through `host`). */
 static void fill(gs_type type, int data, int64_t n, void *host, void *d_in)
@@ -133,7 +135,7 @@ int main(int argc, char **argv)
     int only = -1;   /* the data to run, or all */
     if (argc > 4 && strcmp(argv[4], "all") != 0) {
         for (int d = 0; d < DATA_COUNT; d++)
-            if (strcmp(argv[4], data_arg[d]) == 0) only = d;
+            if (strcmp(argv[4], data_kinds[d].arg) == 0) only = d;
         if (only < 0) {
             fprintf(stderr, "gpu_exact_bench: DATA is all, generator, normal or full, not '%s'\n", argv[4]);
             return 2;
@@ -194,7 +196,7 @@ int main(int argc, char **argv)
                 snprintf(ex, sizeof ex, "%.17g", scan ? exact_last : gs_exact_round_f64(&st));
                 snprintf(pl, sizeof pl, "%.17g", scan ? plain_last : plain_result.f);
                 printf("%-4s %-10s %-6s %10.3f %10.3f %9.1f %9.1f %7.3f   %-24s %s\n", gs_type_name(type),
-                       data_name[data], scan ? "scan" : "reduce", plain, exact, bytes / plain / 1e6,
+                       data_kinds[data].label, scan ? "scan" : "reduce", plain, exact, bytes / plain / 1e6,
                        bytes / exact / 1e6, plain / exact, ex, pl);
                 fflush(stdout);
             }
