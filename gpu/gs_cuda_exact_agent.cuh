@@ -153,17 +153,21 @@ struct gs_exact_warp_sink {
 template <bool F32, bool LO = true> struct gs_expansion {
     double hi = 0.0, lo = 0.0;
 
-    template <class T, class Sink> GS_DEV void add(T x, const Sink &sink)
+    /* false when x went to the sink; to_sink (LO false only) sends it there
+     * without asking hi */
+    template <class T, class Sink> GS_DEV bool add(T x, const Sink &sink, bool to_sink = false)
     {
         if (F32) {   /* e is mostly zero: asked for, not computed */
-            const double s = __dadd_rn(hi, (double)x);
-            if (gs_sum_is_exact(hi, (double)x, s)) {
-                hi = s;
-                return;
+            if (LO || !to_sink) {
+                const double s = __dadd_rn(hi, (double)x);
+                if (gs_sum_is_exact(hi, (double)x, s)) {
+                    hi = s;
+                    return true;
+                }
             }
             if (!LO) {   /* also a NaN or an infinity */
                 sink.put_element(x);
-                return;
+                return false;
             }
         }
         double s, e;
@@ -172,16 +176,17 @@ template <bool F32, bool LO = true> struct gs_expansion {
         if (gs_sum_is_exact(lo, e, t)) {
             hi = s;
             lo = t;
-            return;
+            return true;
         }
         const double e2 = gs_sum_error(lo, e, t);
         if (!F32 && isfinite(e2)) {
             sink.put(e2);
             hi = s;
             lo = t;
-        } else {   /* f32; or x was not finite, or hi + x overflowed */
-            sink.put_element(x);
+            return true;
         }
+        sink.put_element(x);   /* f32; or x was not finite, or hi + x overflowed */
+        return false;
     }
     /* hi and lo into the sink: the thread's sum is then all there */
     template <class Sink> GS_DEV void flush(const Sink &sink) const
@@ -200,37 +205,73 @@ GS_DEV void gs_exact_block_clear(gs_exact_block_state *b)
     __syncthreads();
 }
 
+/* Sinks that take adds unchecked (gs_exact_f32_sink) have SETTLE_ADDS:
+ * at most that many adds between two calls of their settle(). */
+template <class Sink, class = void> struct gs_sink_settles {
+    static constexpr int adds = 0;
+};
+template <class Sink> struct gs_sink_settles<Sink, decltype((void)Sink::SETTLE_ADDS)> {
+    static constexpr int adds = Sink::SETTLE_ADDS;
+};
+
 /* Every thread adds its share of in[begin, end) to its expansion: 16-byte
  * vectors (several in flight) when in + begin is 16-byte aligned, else
  * element by element. The block's threads stride through the range
- * together, so loads coalesce. */
+ * together, so loads coalesce. A sink that settles is settled on return
+ * (a flush of the expansion adds a few more). */
 template <int BLOCK, class T, bool F32, bool LO, class Sink>
 GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expansion<F32, LO> &ex, const Sink &sink)
 {
     constexpr int VEC = gs_vec<T>::count;
+    constexpr int SETTLE = gs_sink_settles<Sink>::adds;
+    int unsettled = 0;   /* adds the sink may have taken since it settled */
+    const auto room_for = [&](int adds) {
+        if constexpr (SETTLE > 0) {
+            if (unsettled + adds > SETTLE) {
+                sink.settle();
+                unsettled = 0;
+            }
+            unsettled += adds;
+        }
+    };
     const int tid = threadIdx.x;
     int64_t scalar_from = begin;
     if ((uintptr_t)(in + begin) % 16 == 0) {
         const int64_t nvec = (end - begin) / VEC;
         const gs_vec<T> *v = reinterpret_cast<const gs_vec<T> *>(in + begin);
         int64_t i = tid;
+        /* (f32 reduction) a thread whose hi took fewer than half of an
+         * iteration's elements sends the next SINK_AHEAD iterations' to the
+         * sink without asking hi (data of wide exponent range), then asks
+         * again: the same exact sum, less arithmetic */
+        constexpr int SINK_AHEAD = F32 && !LO ? 7 : 0;
+        int ahead = 0;
         for (; i + (GS_EXACT_UNROLL - 1) * BLOCK < nvec; i += GS_EXACT_UNROLL * BLOCK) {
+            room_for(GS_EXACT_UNROLL * VEC);
             gs_vec<T> x[GS_EXACT_UNROLL];
 #pragma unroll
             for (int u = 0; u < GS_EXACT_UNROLL; u++) x[u] = gs_load_vec_nc(&v[i + u * BLOCK].e[0]);
+            const bool to_sink = ahead > 0;
+            int taken = 0;
 #pragma unroll
             for (int u = 0; u < GS_EXACT_UNROLL; u++)
 #pragma unroll
-                for (int k = 0; k < VEC; k++) ex.add(x[u].e[k], sink);
+                for (int k = 0; k < VEC; k++) taken += ex.add(x[u].e[k], sink, to_sink);
+            if constexpr (SINK_AHEAD > 0) ahead = to_sink ? ahead - 1 : 2 * taken < GS_EXACT_UNROLL * VEC ? SINK_AHEAD : 0;
         }
         for (; i < nvec; i += BLOCK) {
+            room_for(VEC);
             const gs_vec<T> x = gs_load_vec_nc(&v[i].e[0]);
 #pragma unroll
             for (int k = 0; k < VEC; k++) ex.add(x.e[k], sink);
         }
         scalar_from = begin + nvec * VEC;
     }
-    for (int64_t i = scalar_from + tid; i < end; i += BLOCK) ex.add(in[i], sink);
+    for (int64_t i = scalar_from + tid; i < end; i += BLOCK) {
+        room_for(1);
+        ex.add(in[i], sink);
+    }
+    if constexpr (SETTLE > 0) sink.settle();
 }
 
 /* The block's digits (and specials) into b->sum, normalized; every thread

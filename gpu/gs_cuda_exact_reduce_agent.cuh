@@ -24,9 +24,10 @@
 /* f32: gs_exact's digits GS_EXACT_F32_FIRST.. as int64. Every value on
  * f32's grid of 2^-149 and below 2^160 lies there (the elements and a
  * thread's sums of them); the top digit only takes carries. An element adds
- * m * 2^bit, below 2^55, to one digit; a digit that nears 2^62 moves its
- * bits from 2^32 up to the next digit (at most one move in 2^7 adds; a
- * launch gives a thread fewer than 2^19 adds, so no digit passes 2^63). */
+ * m * 2^bit, below 2^55, to one digit, unchecked: the summing loops settle
+ * the digits (each below 2^32, the carries moved up) before
+ * SETTLE_ADDS adds could pass (gs_exact_thread_sum), so every digit stays
+ * below 2^32 + 127 * 2^55 < 2^62 in magnitude. */
 #define GS_EXACT_F32_FIRST ((1 + 938) / 32)   /* 29: f32's least subnormal (gs_exact_decode_f32) */
 #define GS_EXACT_F32_DIGITS 11
 
@@ -34,18 +35,26 @@ template <int BLOCK> struct gs_exact_f32_sink {
     long long *own;   /* this thread's digit GS_EXACT_F32_FIRST */
     unsigned *special;
 
-    /* m < 2^24 at bit (gs_exact_decode_f32's position) */
+    static constexpr int SETTLE_ADDS = 127;
+
+    /* m < 2^24 at bit (gs_exact_decode_f32's position); the sign is taken
+     * in 32 bits, then the value widened and shifted */
     GS_DEV void add(uint32_t m, int bit, bool negative) const
     {
-        const long long v = (long long)((uint64_t)m << (bit & 31));
-        long long *digit = own + ((bit >> 5) - GS_EXACT_F32_FIRST) * BLOCK;
-        const long long d = *digit + (negative ? -v : v);
-        if (d >= (1ll << 62) || d <= -(1ll << 62)) {
-            digit[BLOCK] += d >> 32;   /* arithmetic: the floor of d / 2^32 */
-            *digit = d & 0xffffffff;
-        } else {
-            *digit = d;
+        const int32_t sm = negative ? -(int32_t)m : (int32_t)m;
+        own[((bit >> 5) - GS_EXACT_F32_FIRST) * BLOCK] += (long long)((unsigned long long)(long long)sm << (bit & 31));
+    }
+    /* every digit but the top one below 2^32, the carries moved up */
+    GS_DEV void settle() const
+    {
+        long long carry = 0;
+#pragma unroll
+        for (int k = 0; k < GS_EXACT_F32_DIGITS - 1; k++) {
+            const long long d = own[k * BLOCK] + carry;
+            carry = d >> 32;   /* arithmetic: the floor of d / 2^32 */
+            own[k * BLOCK] = d & 0xffffffff;
         }
+        own[(GS_EXACT_F32_DIGITS - 1) * BLOCK] += carry;
     }
     /* gs_exact_decode_f32's arithmetic, without its branches and 16-bit
      * steps (what nvcc makes of it here, on every full-range element) */
@@ -114,7 +123,7 @@ template <int BLOCK> struct gs_exact_f64_sink {
 
 /* The reduction's block and blocks per multiprocessor. f64's threads keep
  * 272 bytes each in shared memory, so its blocks are half as large. f32:
- * four blocks per SM, 64 registers (ptxas spills 260 bytes; three blocks,
+ * four blocks per SM, 64 registers (ptxas spills 308 bytes; three blocks,
  * without spills, measured slower). f64: five, 96 registers (128 bytes
  * spilled, in the rare paths): against four (112 registers, no spills) the
  * H200's narrow-range sums 0.91 -> 0.93 of the plain sum and full-range
