@@ -86,6 +86,8 @@ GS_DEV gs_dd gs_shfl_xor(gs_dd v, int m) { return {gs_shfl_xor(v.hi, m), gs_shfl
 
 /* Each kind of sink adds a term exactly (put: any double; put_element: an
  * element, which for f32 decodes more cheaply) or records its special bit.
+ * SETTLE_ADDS: 0, or (a sink whose adds are unchecked) the most adds it
+ * takes between two calls of its settle().
  * The reduction sends almost every element of full-range data there, so
  * its sinks (gs_cuda_exact_reduce_agent.cuh) are each thread's own state,
  * without atomics (64-bit shared-memory atomics serialize the lanes that
@@ -127,6 +129,7 @@ struct gs_exact_block_state {
 /* The scan's sink: the warp's digits of a gs_exact_block_state. Each add
  * moves a digit by less than 2^32. */
 struct gs_exact_warp_sink {
+    static constexpr int SETTLE_ADDS = 0;
     unsigned long long *digit;
     unsigned *special;
 
@@ -205,15 +208,6 @@ GS_DEV void gs_exact_block_clear(gs_exact_block_state *b)
     __syncthreads();
 }
 
-/* Sinks that take adds unchecked (gs_exact_f32_sink) have SETTLE_ADDS:
- * at most that many adds between two calls of their settle(). */
-template <class Sink, class = void> struct gs_sink_settles {
-    static constexpr int adds = 0;
-};
-template <class Sink> struct gs_sink_settles<Sink, decltype((void)Sink::SETTLE_ADDS)> {
-    static constexpr int adds = Sink::SETTLE_ADDS;
-};
-
 /* Every thread adds its share of in[begin, end) to its expansion: 16-byte
  * vectors (several in flight) when in + begin is 16-byte aligned, else
  * element by element. The block's threads stride through the range
@@ -223,7 +217,7 @@ template <int BLOCK, class T, bool F32, bool LO, class Sink>
 GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expansion<F32, LO> &ex, const Sink &sink)
 {
     constexpr int VEC = gs_vec<T>::count;
-    constexpr int SETTLE = gs_sink_settles<Sink>::adds;
+    constexpr int SETTLE = Sink::SETTLE_ADDS;
     int unsettled = 0;   /* adds the sink may have taken since it settled */
     const auto room_for = [&](int adds) {
         if constexpr (SETTLE > 0) {

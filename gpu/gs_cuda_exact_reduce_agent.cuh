@@ -32,10 +32,9 @@
 #define GS_EXACT_F32_DIGITS 11
 
 template <int BLOCK> struct gs_exact_f32_sink {
+    static constexpr int SETTLE_ADDS = 127;
     long long *own;   /* this thread's digit GS_EXACT_F32_FIRST */
     unsigned *special;
-
-    static constexpr int SETTLE_ADDS = 127;
 
     /* m < 2^24 at bit (gs_exact_decode_f32's position); the sign is taken
      * in 32 bits, then the value widened and shifted */
@@ -86,6 +85,7 @@ template <int BLOCK> struct gs_exact_f32_sink {
 #define GS_EXACT_F64_WORDS 68
 
 template <int BLOCK> struct gs_exact_f64_sink {
+    static constexpr int SETTLE_ADDS = 0;
     uint32_t *own;   /* this thread's word 0 */
     unsigned *special;
 

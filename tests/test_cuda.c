@@ -916,9 +916,9 @@ static void test_exact_refusals(void)
 
 /* An f32 reduction whose threads each send hundreds of terms to one digit
  * of their own (gs_exact_f32_sink): every fourth element 2^126, then a
- * value near 2^40, then two near 2^-9.5, each of these adding nearly 2^55
- * to the same digit (about 2^27 / 528 blocks / 256 threads / 2 = 496 such
- * terms a thread on an H100): without the digits settled every 127 adds,
+ * value near 2^40, then two near 2^-9.5, each of those two adding nearly
+ * 2^55 to the same digit (about 2^27 / 528 blocks / 256 threads / 2 = 496
+ * such terms a thread on an H100): without the digits settled every 127 adds,
  * that digit would pass 2^63 (496 * 2^55 > 2^63). Bit for bit against the
  * reference and the CPU backend. */
 static void test_exact_crowded_digits(void)
