@@ -171,9 +171,9 @@ GS_DEV double gs_warp_sum_checked(double v, bool &exact)
 {
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
-        double e;
-        gs_two_sum(v, __shfl_xor_sync(GS_FULL_MASK, v, m), v, e);
-        exact = exact & (e == 0.0);
+        const double o = __shfl_xor_sync(GS_FULL_MASK, v, m), s = __dadd_rn(v, o);
+        exact = exact & gs_sum_is_exact(v, o, s);
+        v = s;
     }
     return v;
 }
