@@ -85,9 +85,11 @@ GS_DEV gs_dd gs_shfl_xor(gs_dd v, int m) { return {gs_shfl_xor(v.hi, m), gs_shfl
 /* ---- where a thread's expansion puts the terms it cannot hold ------------------ */
 
 /* Each kind of sink adds a term exactly (put: any double; put_element: an
- * element, which for f32 decodes more cheaply) or records its special bit.
+ * element, which decodes more cheaply) or records its special bit.
  * SETTLE_ADDS: 0, or (a sink whose adds are unchecked) the most adds it
- * takes between two calls of its settle().
+ * takes between two calls of its settle(). SINK_AHEAD: 0, or how many
+ * iterations of elements gs_exact_thread_sum sends to it unasked once the
+ * expansion failed to take most of one (a sink much cheaper than asking).
  * The reduction sends almost every element of full-range data there, so
  * its sinks (gs_cuda_exact_reduce_agent.cuh) are each thread's own state,
  * without atomics (64-bit shared-memory atomics serialize the lanes that
@@ -129,7 +131,7 @@ struct gs_exact_block_state {
 /* The scan's sink: the warp's digits of a gs_exact_block_state. Each add
  * moves a digit by less than 2^32. */
 struct gs_exact_warp_sink {
-    static constexpr int SETTLE_ADDS = 0;
+    static constexpr int SETTLE_ADDS = 0, SINK_AHEAD = 0;
     unsigned long long *digit;
     unsigned *special;
 
@@ -156,39 +158,40 @@ struct gs_exact_warp_sink {
 template <bool F32, bool LO = true> struct gs_expansion {
     double hi = 0.0, lo = 0.0;
 
-    /* false when x went to the sink; to_sink (LO false only) sends it there
-     * without asking hi */
+    /* false when something went to the sink; to_sink sends x there
+     * without asking hi and lo (one place puts x: inlined twice, the
+     * reduction's loops grew by a third) */
     template <class T, class Sink> GS_DEV bool add(T x, const Sink &sink, bool to_sink = false)
     {
-        if (F32) {   /* e is mostly zero: asked for, not computed */
-            if (LO || !to_sink) {
+        if (!to_sink) {
+            if (F32) {   /* e is mostly zero: asked for, not computed */
                 const double s = __dadd_rn(hi, (double)x);
                 if (gs_sum_is_exact(hi, (double)x, s)) {
                     hi = s;
                     return true;
                 }
             }
-            if (!LO) {   /* also a NaN or an infinity */
-                sink.put_element(x);
-                return false;
+            if (LO) {
+                double s, e;
+                gs_two_sum(hi, (double)x, s, e);
+                const double t = __dadd_rn(lo, e);
+                if (gs_sum_is_exact(lo, e, t)) {
+                    hi = s;
+                    lo = t;
+                    return true;
+                }
+                const double e2 = gs_sum_error(lo, e, t);
+                if (!F32 && isfinite(e2)) {
+                    sink.put(e2);
+                    hi = s;
+                    lo = t;
+                    return false;
+                }
             }
         }
-        double s, e;
-        gs_two_sum(hi, (double)x, s, e);
-        const double t = __dadd_rn(lo, e);
-        if (gs_sum_is_exact(lo, e, t)) {
-            hi = s;
-            lo = t;
-            return true;
-        }
-        const double e2 = gs_sum_error(lo, e, t);
-        if (!F32 && isfinite(e2)) {
-            sink.put(e2);
-            hi = s;
-            lo = t;
-            return true;
-        }
-        sink.put_element(x);   /* f32; or x was not finite, or hi + x overflowed */
+        /* f32 data that hi (and lo) could not take, x not finite, hi + x
+         * overflowed, or to_sink */
+        sink.put_element(x);
         return false;
     }
     /* hi and lo into the sink: the thread's sum is then all there */
@@ -234,11 +237,12 @@ GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expa
         const int64_t nvec = (end - begin) / VEC;
         const gs_vec<T> *v = reinterpret_cast<const gs_vec<T> *>(in + begin);
         int64_t i = tid;
-        /* (f32 reduction) a thread whose hi took fewer than half of an
-         * iteration's elements sends the next SINK_AHEAD iterations' to the
-         * sink without asking hi (data of wide exponent range), then asks
-         * again: the same exact sum, less arithmetic */
-        constexpr int SINK_AHEAD = F32 && !LO ? 7 : 0;
+        /* (the reductions' own sinks) a thread whose expansion took fewer
+         * than half of an iteration's elements whole sends the next
+         * SINK_AHEAD iterations' to the sink without asking it (data of
+         * wide exponent range), then asks again: the same exact sum, less
+         * arithmetic */
+        constexpr int SINK_AHEAD = Sink::SINK_AHEAD;
         int ahead = 0;
         for (; i + (GS_EXACT_UNROLL - 1) * BLOCK < nvec; i += GS_EXACT_UNROLL * BLOCK) {
             room_for(GS_EXACT_UNROLL * VEC);

@@ -32,7 +32,7 @@
 #define GS_EXACT_F32_DIGITS 11
 
 template <int BLOCK> struct gs_exact_f32_sink {
-    static constexpr int SETTLE_ADDS = 127;
+    static constexpr int SETTLE_ADDS = 127, SINK_AHEAD = 31;
     long long *own;   /* this thread's digit GS_EXACT_F32_FIRST */
     unsigned *special;
 
@@ -85,15 +85,13 @@ template <int BLOCK> struct gs_exact_f32_sink {
 #define GS_EXACT_F64_WORDS 68
 
 template <int BLOCK> struct gs_exact_f64_sink {
-    static constexpr int SETTLE_ADDS = 0;
+    static constexpr int SETTLE_ADDS = 0, SINK_AHEAD = 31;
     uint32_t *own;   /* this thread's word 0 */
     unsigned *special;
 
-    GS_DEV void put(double x) const
+    /* m < 2^53 at bit (gs_exact_decode_f64's position); m == 0 adds zero */
+    GS_DEV void add(uint64_t m, int bit, bool negative) const
     {
-        uint64_t m;
-        int bit, negative;
-        if (!gs_exact_term(x, special, m, bit, negative)) return;
         const int s = bit & 31;
         uint32_t w0 = (uint32_t)(m << s), w1 = (uint32_t)(m >> (32 - s)), w2 = s ? (uint32_t)(m >> (64 - s)) : 0u;
         if (negative) {   /* -v = ~v + 1 over the three words (the + 1 below), all ones above */
@@ -116,7 +114,22 @@ template <int BLOCK> struct gs_exact_f64_sink {
                 if (before != (above == 1 ? 0xffffffffu : 0u)) break;   /* no carry (borrow) on */
             }
     }
-    GS_DEV void put_element(double x) const { put(x); }
+    GS_DEV void put(double x) const
+    {
+        uint64_t m;
+        int bit, negative;
+        if (gs_exact_term(x, special, m, bit, negative)) add(m, bit, negative);
+    }
+    /* gs_exact_decode_f64's arithmetic without its branches: a zero adds
+     * zero */
+    GS_DEV void put_element(double x) const
+    {
+        const uint64_t b = (uint64_t)__double_as_longlong(x);
+        const int biased = (int)((b >> 52) & 0x7ff);
+        const uint64_t frac = b & (((uint64_t)1 << 52) - 1);
+        if (biased == 0x7ff) atomicOr(special, frac ? GS_EXACT_NAN : b >> 63 ? GS_EXACT_NEG_INF : GS_EXACT_POS_INF);
+        else add(frac | (biased ? (uint64_t)1 << 52 : 0u), (biased ? biased : 1) + 13, b >> 63);
+    }
 };
 
 /* ---- the reduction ------------------------------------------------------------- */

@@ -955,6 +955,56 @@ static void test_exact_crowded_digits(void)
     free(in);
 }
 
+/* Reductions long enough for many iterations of a block's summing loop
+ * (gs_exact_thread_sum: 8192 f32 or 2048 f64 elements a round on the
+ * resident grid), so that threads whose running sums take little send the
+ * elements of the next iterations to their own states unasked (the sinks'
+ * SINK_AHEAD) and ask again: whole-range data (f64's with subnormals), and
+ * stretches of 2^14 elements of whole-range and of uniform data in turn
+ * (the mode left and entered again) with an infinity of each sign inside
+ * whole-range stretches. The state bit for bit against the CPU backend,
+ * its rounding against the reference. */
+static void test_exact_sink_ahead(void)
+{
+    const gs_type types[] = {GS_F32, GS_F64};
+    for (int t = 0; t < 2; t++)
+        for (int stretches = 0; stretches < 2; stretches++) {
+            const gs_type type = types[t];
+            const int64_t n = capped(((int64_t)1 << (type == GS_F32 ? 25 : 24)) + 5);
+            const int64_t pos_inf = n / 4 + 8191, neg_inf = n / 2 + 4099;   /* in whole-range stretches */
+            const size_t bytes = (size_t)n * gs_type_size(type);
+            gs_test_rng r = gs_test_case_rng(16, (uint64_t)type, (uint64_t)stretches, 1);
+            void *in = gs_test_alloc_or_fail(bytes ? bytes : 1);
+            exact_ref ref;
+            memset(&ref, 0, sizeof ref);
+            for (int64_t i = 0; i < n; i++) {
+                double v = exact_value(type, stretches && (i >> 14) % 2 ? EXACT_UNIFORM : EXACT_FULL_RANGE, i, n, &r);
+                if (stretches && (i == pos_inf || i == neg_inf)) v = i == pos_inf ? INFINITY : -INFINITY;
+                gs_test_set_float(type, in, i, v);
+                ref_add(&ref, elem_at(type, in, i));
+            }
+            char *d_in = device_alloc(bytes);
+            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, bytes)));
+            gs_exact zero, cpu_total;
+            gs_exact_clear(&zero);
+            cpu_total = zero;
+            gs_exact *d_sum = exact_device_state(&zero);
+            CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, type, d_in, n, d_sum)));
+            const gs_exact got = exact_fetch(d_sum);
+            gs_cpu_reduce_exact(type, in, n, &cpu_total);
+            const double want = ref_round(&ref, 53, -1074);
+            if (!same_float(GS_F64, gs_exact_round_f64(&got), want) || !same_state(got, cpu_total))
+                fprintf(stderr, "    sink ahead %s%s: got %a, want %a%s\n", gs_type_name(type),
+                        stretches ? " stretches" : "", gs_exact_round_f64(&got), want,
+                        same_state(got, cpu_total) ? "" : " (state differs from the CPU backend's)");
+            CU_ASSERT(same_float(GS_F64, gs_exact_round_f64(&got), want));
+            CU_ASSERT(same_state(got, cpu_total));
+            gs_cuda_free(gpu, d_sum);
+            gs_cuda_free(gpu, d_in);
+            free(in);
+        }
+}
+
 /* test_exact_large, switched off like test_large (open_device_suite). */
 static CU_pTest exact_large_test;
 
@@ -1325,6 +1375,7 @@ static void register_exact_suite(void)
     CU_add_test(exact, "exact scan states at the epoch's wrap", test_exact_epoch_wrap);
     CU_add_test(exact, "exact refusals", test_exact_refusals);
     CU_add_test(exact, "exact f32 reduction, crowded digits", test_exact_crowded_digits);
+    CU_add_test(exact, "exact reductions sending elements ahead", test_exact_sink_ahead);
     exact_large_test = CU_add_test(exact, "exact, more than 2^31 elements", test_exact_large);
     CU_set_fail_on_inactive(CU_FALSE);
 }
