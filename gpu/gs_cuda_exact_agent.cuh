@@ -159,10 +159,12 @@ template <bool F32, bool LO = true> struct gs_expansion {
     double hi = 0.0, lo = 0.0;
 
     /* false when something went to the sink; to_sink sends x there
-     * without asking hi and lo (one place puts x: inlined twice, the
-     * reduction's loops grew by a third) */
+     * without asking hi and lo. One place puts (x, or f64's e2): each
+     * place is inlined for every element of the summing loops, whose
+     * size the instruction cache felt (docs/PERFORMANCE.md). */
     template <class T, class Sink> GS_DEV bool add(T x, const Sink &sink, bool to_sink = false)
     {
+        T put = x;
         if (!to_sink) {
             if (F32) {   /* e is mostly zero: asked for, not computed */
                 const double s = __dadd_rn(hi, (double)x);
@@ -180,18 +182,19 @@ template <bool F32, bool LO = true> struct gs_expansion {
                     lo = t;
                     return true;
                 }
-                const double e2 = gs_sum_error(lo, e, t);
-                if (!F32 && isfinite(e2)) {
-                    sink.put(e2);
-                    hi = s;
-                    lo = t;
-                    return false;
+                if constexpr (!F32) {
+                    const double e2 = gs_sum_error(lo, e, t);
+                    if (isfinite(e2)) {   /* hi and lo keep the rest */
+                        hi = s;
+                        lo = t;
+                        put = e2;
+                    }
                 }
             }
         }
-        /* f32 data that hi (and lo) could not take, x not finite, hi + x
-         * overflowed, or to_sink */
-        sink.put_element(x);
+        /* e2; or f32 data that hi (and lo) could not take, x not finite,
+         * hi + x overflowed, or to_sink */
+        sink.put_element(put);
         return false;
     }
     /* hi and lo into the sink: the thread's sum is then all there */
