@@ -914,6 +914,32 @@ static void test_exact_refusals(void)
     gs_cuda_free(gpu, d_state);
 }
 
+/* The exact reduction of in[0..n) (host data, copied to the device) from
+ * a zero state: its state bit for bit the CPU backend's, its rounding the
+ * reference's (`ref`: the same elements). */
+static void check_exact_reduction(gs_type type, const void *in, int64_t n, const exact_ref *ref, const char *what)
+{
+    const size_t bytes = (size_t)n * gs_type_size(type);
+    char *d_in = device_alloc(bytes ? bytes : 1);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, bytes)));
+    gs_exact zero, cpu_total;
+    gs_exact_clear(&zero);
+    cpu_total = zero;
+    gs_exact *d_sum = exact_device_state(&zero);
+    CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, type, d_in, n, d_sum)));
+    const gs_exact got = exact_fetch(d_sum);
+    gs_cpu_reduce_exact(type, in, n, &cpu_total);
+    const double want = ref_round(ref, 53, -1074);
+    const int rounded_right = same_float(GS_F64, gs_exact_round_f64(&got), want), same = same_state(got, cpu_total);
+    if (!rounded_right || !same)
+        fprintf(stderr, "    %s %s: got %a, want %a%s\n", what, gs_type_name(type), gs_exact_round_f64(&got), want,
+                same ? "" : " (state differs from the CPU backend's)");
+    CU_ASSERT(rounded_right);
+    CU_ASSERT(same);
+    gs_cuda_free(gpu, d_sum);
+    gs_cuda_free(gpu, d_in);
+}
+
 /* An f32 reduction whose threads each send hundreds of terms to one digit
  * of their own (gs_exact_f32_sink): every fourth element 2^126, then a
  * value near 2^40, then two near 2^-9.5, each of those two adding nearly
@@ -936,22 +962,7 @@ static void test_exact_crowded_digits(void)
         in[i] = (float)v;
         ref_add(&ref, (double)in[i]);
     }
-    float *d_in = device_alloc((size_t)n * sizeof *in);
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * sizeof *in)));
-    gs_exact zero, cpu_total;
-    gs_exact_clear(&zero);
-    cpu_total = zero;
-    gs_exact *d_sum = exact_device_state(&zero);
-    CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, GS_F32, d_in, n, d_sum)));
-    const gs_exact got = exact_fetch(d_sum);
-    gs_cpu_reduce_exact(GS_F32, in, n, &cpu_total);
-    const double want = ref_round(&ref, 53, -1074);
-    if (!same_float(GS_F64, gs_exact_round_f64(&got), want))
-        fprintf(stderr, "    crowded digits: got %a, want %a\n", gs_exact_round_f64(&got), want);
-    CU_ASSERT(same_float(GS_F64, gs_exact_round_f64(&got), want));
-    CU_ASSERT(same_state(got, cpu_total));
-    gs_cuda_free(gpu, d_sum);
-    gs_cuda_free(gpu, d_in);
+    check_exact_reduction(GS_F32, in, n, &ref, "crowded digits");
     free(in);
 }
 
@@ -983,24 +994,7 @@ static void test_exact_sink_ahead(void)
                 gs_test_set_float(type, in, i, v);
                 ref_add(&ref, elem_at(type, in, i));
             }
-            char *d_in = device_alloc(bytes);
-            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, bytes)));
-            gs_exact zero, cpu_total;
-            gs_exact_clear(&zero);
-            cpu_total = zero;
-            gs_exact *d_sum = exact_device_state(&zero);
-            CHECK_GPU(gpu_call(gs_cuda_reduce_exact_async(gpu, type, d_in, n, d_sum)));
-            const gs_exact got = exact_fetch(d_sum);
-            gs_cpu_reduce_exact(type, in, n, &cpu_total);
-            const double want = ref_round(&ref, 53, -1074);
-            if (!same_float(GS_F64, gs_exact_round_f64(&got), want) || !same_state(got, cpu_total))
-                fprintf(stderr, "    sink ahead %s%s: got %a, want %a%s\n", gs_type_name(type),
-                        stretches ? " stretches" : "", gs_exact_round_f64(&got), want,
-                        same_state(got, cpu_total) ? "" : " (state differs from the CPU backend's)");
-            CU_ASSERT(same_float(GS_F64, gs_exact_round_f64(&got), want));
-            CU_ASSERT(same_state(got, cpu_total));
-            gs_cuda_free(gpu, d_sum);
-            gs_cuda_free(gpu, d_in);
+            check_exact_reduction(type, in, n, &ref, stretches ? "sink ahead, stretches" : "sink ahead");
             free(in);
         }
 }
