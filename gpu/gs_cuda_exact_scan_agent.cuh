@@ -165,17 +165,19 @@ struct gs_exact_pair {
     }
 };
 
-/* The warp's sum of v in fp64, in every lane (a butterfly); `exact`
- * cleared where an addition rounded. */
-GS_DEV double gs_warp_sum_checked(double v, bool &exact)
+/* The warp's sums of a and of b in fp64, in every lane (two butterflies
+ * interleaved: their latencies overlap); `exact` cleared where an
+ * addition rounded. */
+GS_DEV void gs_warp_sums_checked(double &a, double &b, bool &exact)
 {
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
-        const double o = __shfl_xor_sync(GS_FULL_MASK, v, m), s = __dadd_rn(v, o);
-        exact = exact & gs_sum_is_exact(v, o, s);
-        v = s;
+        const double oa = __shfl_xor_sync(GS_FULL_MASK, a, m), ob = __shfl_xor_sync(GS_FULL_MASK, b, m);
+        const double sa = __dadd_rn(a, oa), sb = __dadd_rn(b, ob);
+        exact = exact & gs_sum_is_exact(a, oa, sa) & gs_sum_is_exact(b, ob, sb);
+        a = sa;
+        b = sb;
     }
-    return v;
 }
 
 /* The warp's pairs summed (lane 0's sum is the one to use: lanes add in
@@ -452,9 +454,11 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
             /* values in the words: the his' sum and the los' in fp64, exact
              * when no addition rounded */
             bool exact = true;
+            double hi_sum = hi, lo_sum = lo;
+            gs_warp_sums_checked(hi_sum, lo_sum, exact);
             gs_exact_pair q = p;
-            q.add(gs_warp_sum_checked(hi, exact));
-            if (__any_sync(GS_FULL_MASK, lo != 0.0)) q.add(gs_warp_sum_checked(lo, exact));
+            q.add(hi_sum);
+            if (lo_sum != 0.0) q.add(lo_sum);
             if (__all_sync(GS_FULL_MASK, exact) && __shfl_sync(GS_FULL_MASK, (int)q.whole, 0)) {
                 p = q;
                 if (inclusives) return false;
