@@ -114,14 +114,9 @@ template <int BLOCK> struct gs_exact_f64_sink {
                 if (before != (above == 1 ? 0xffffffffu : 0u)) break;   /* no carry (borrow) on */
             }
     }
-    GS_DEV void put(double x) const
-    {
-        uint64_t m;
-        int bit, negative;
-        if (gs_exact_term(x, special, m, bit, negative)) add(m, bit, negative);
-    }
-    /* gs_exact_decode_f64's arithmetic without its branches: a zero adds
-     * zero */
+    /* gs_exact_decode_f64's arithmetic without its branches: a zero (of
+     * either sign) adds zero; a flush's terms are put the same way */
+    GS_DEV void put(double x) const { put_element(x); }
     GS_DEV void put_element(double x) const
     {
         const uint64_t b = (uint64_t)__double_as_longlong(x);
