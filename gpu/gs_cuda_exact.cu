@@ -73,7 +73,7 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     const auto kernel = gs_exact_scan_kernel<T, VECS>;
     const char *name = gs_type_name(sizeof(T) == 4 ? GS_F32 : GS_F64);
     const int64_t tiles = (n + ITEMS - 1) / ITEMS;
-    /* each tile: its state and two packed exact states (624 bytes) */
+    /* each tile: its state and two packed exact states (640 bytes) */
     const size_t per_tile = sizeof(gs_exact_tile) + 2 * sizeof(gs_exact_packed);
     size_t bytes;
     if (tiles > INT32_MAX || __builtin_mul_overflow((size_t)tiles, per_tile, &bytes))

@@ -252,9 +252,16 @@ struct alignas(16) gs_exact_word {
     float lo;
     double hi;
 };
-struct gs_exact_tile {
-    gs_exact_word aggregate, inclusive;
-    double aggregate_lo, inclusive_lo;
+/* A word and its side field, in a 32-byte sector of their own; a tile's
+ * two in 64 bytes. Packed closer (48 bytes a tile; or one word a tile,
+ * which the inclusive prefix overwrites, in 16 or 32 bytes), the scans
+ * ran 0.5-5% slower (docs/PERFORMANCE.md). */
+struct alignas(32) gs_exact_state {
+    gs_exact_word word;
+    double lo;
+};
+struct alignas(64) gs_exact_tile {
+    gs_exact_state aggregate, inclusive;
 };
 /* A normalized gs_exact in half the bytes: its digits below the top one
  * are below 2^32. Each tile has two: its aggregate, its inclusive prefix. */
@@ -433,8 +440,8 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         gs_exact_word incl = {epoch << 2, 0.0f, 0.0}, agg = {0, 0.0f, 0.0};
         const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
         const auto read = [&] {   /* both words at once: one round trip */
-            incl = gs_exact_word_read(&a.tiles[pred].inclusive);
-            agg = gs_exact_word_read(&a.tiles[pred].aggregate);
+            incl = gs_exact_word_read(&a.tiles[pred].inclusive.word);
+            agg = gs_exact_word_read(&a.tiles[pred].aggregate.word);
         };
         if (pred >= 0) read();
         while (__any_sync(GS_FULL_MASK, !ready())) {
@@ -469,7 +476,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         v.hi = hi;
         v.lo = lo;
         if (flags & GS_EXACT_VALUE_PAIR) {
-            v.lo = __ldcg(inclusive ? &a.tiles[pred].inclusive_lo : &a.tiles[pred].aggregate_lo);
+            v.lo = __ldcg(inclusive ? &a.tiles[pred].inclusive.lo : &a.tiles[pred].aggregate.lo);
         }
         if (!full) {
             gs_exact_pair q = p;
@@ -522,9 +529,9 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
         const bool aggregate_full = s->aggregate_full;
         if (tile > 0 && lane == 0) {
             if (aggregate_full) {
-                gs_exact_publish_full(&state->aggregate, &a.full[2 * tile], &s->sum.sum, status);
+                gs_exact_publish_full(&state->aggregate.word, &a.full[2 * tile], &s->sum.sum, status);
             } else {
-                gs_exact_publish_pair(&state->aggregate, &state->aggregate_lo, status, s->aggregate[0], s->aggregate[1]);
+                gs_exact_publish_pair(&state->aggregate.word, &state->aggregate.lo, status, s->aggregate[0], s->aggregate[1]);
             }
         }
         gs_exact_pair p;
@@ -561,9 +568,9 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
                 if (last) *a.carry = *c;
             }
             if (inclusive_full) {
-                gs_exact_publish_full(&state->inclusive, &a.full[2 * tile + 1], &s->inclusive, status);
+                gs_exact_publish_full(&state->inclusive.word, &a.full[2 * tile + 1], &s->inclusive, status);
             } else {
-                gs_exact_publish_pair(&state->inclusive, &state->inclusive_lo, status, q.hi, q.lo);
+                gs_exact_publish_pair(&state->inclusive.word, &state->inclusive.lo, status, q.hi, q.lo);
             }
             gs_exact_set_carry(s, full, p);
         }
