@@ -238,7 +238,7 @@ GS_DEV bool gs_exact_to_pair(gs_exact *c, double &hi, double &lo)
  * in one 16-byte store (an aligned 16-byte access is not split, as
  * gs_tile_state relies on too): a reader sees all or nothing. Flags: none,
  * the value is hi + lo exactly (lo an f32: a pair's low part mostly has a
- * few bits); GS_EXACT_VALUE_PAIR, it is hi + the tile's side field lo
+ * few bits); GS_EXACT_VALUE_PAIR, it is hi + the state's side field lo
  * exactly; GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide
  * range of exponents) and it is the tile's gs_exact_packed. Side fields
  * are written before the word's release and read after its acquire.
@@ -291,16 +291,16 @@ GS_DEV gs_exact_word gs_exact_word_read(const gs_exact_word *w)
     asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(head), "=l"(bits) : "l"(w) : "memory");
     return {(uint32_t)head, __int_as_float((int)(head >> 32)), __longlong_as_double((long long)bits)};
 }
-/* The word of hi + lo (finite): lo in the word where an f32 holds it
+/* The state hi + lo (finite): lo in the word where an f32 holds it
  * exactly, else in the side field, written first. */
-GS_DEV void gs_exact_publish_pair(gs_exact_word *w, double *side, uint32_t status, double hi, double lo)
+GS_DEV void gs_exact_publish_pair(gs_exact_state *st, uint32_t status, double hi, double lo)
 {
     const float lo32 = __double2float_rn(lo);
     if ((double)lo32 == lo) {
-        gs_exact_word_publish(w, status, lo32, hi);
+        gs_exact_word_publish(&st->word, status, lo32, hi);
     } else {
-        *side = lo;
-        gs_exact_word_publish(w, status | GS_EXACT_VALUE_PAIR, 0.0f, hi);
+        st->lo = lo;
+        gs_exact_word_publish(&st->word, status | GS_EXACT_VALUE_PAIR, 0.0f, hi);
     }
 }
 /* Where another lane of the warp read the released word: its side fields are visible after. */
@@ -531,7 +531,7 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
             if (aggregate_full) {
                 gs_exact_publish_full(&state->aggregate.word, &a.full[2 * tile], &s->sum.sum, status);
             } else {
-                gs_exact_publish_pair(&state->aggregate.word, &state->aggregate.lo, status, s->aggregate[0], s->aggregate[1]);
+                gs_exact_publish_pair(&state->aggregate, status, s->aggregate[0], s->aggregate[1]);
             }
         }
         gs_exact_pair p;
@@ -570,7 +570,7 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
             if (inclusive_full) {
                 gs_exact_publish_full(&state->inclusive.word, &a.full[2 * tile + 1], &s->inclusive, status);
             } else {
-                gs_exact_publish_pair(&state->inclusive.word, &state->inclusive.lo, status, q.hi, q.lo);
+                gs_exact_publish_pair(&state->inclusive, status, q.hi, q.lo);
             }
             gs_exact_set_carry(s, full, p);
         }
