@@ -214,6 +214,64 @@ GS_DEV void gs_exact_from_pair(gs_exact *e, double hi, double lo)
     gs_exact_add_carried_f64(e, lo);
 }
 
+/* Warp 0 of tile 0: the carry *c as an exact pair p, where that is quick
+ * to see: c normalized, no special value, and its digits but the sign's
+ * fill within three consecutive digits (a zero carry, and every carry the
+ * last tile made from a pair). False, p not set, for any other carry,
+ * which the caller reads and normalizes in one lane as before. Tile 0's
+ * inclusive prefix heads the chain every tile waits on: the one lane's
+ * way cost it several microseconds (docs/PERFORMANCE.md). */
+GS_DEV bool gs_exact_carry_as_pair(const gs_exact *c, gs_exact_pair &p)
+{
+    constexpr int BELOW = GS_EXACT_DIGITS - 1;   /* the digits under the signed top one */
+    const int lane = threadIdx.x % 32;
+    const int64_t top = __ldcg(&c->digit[BELOW]);
+    const uint32_t special = __ldcg(&c->special);
+    const int64_t fill = top < 0 ? 0xffffffff : 0;
+    int64_t d[3];   /* digits lane, lane + 32, lane + 64 */
+    unsigned nonzero[3], nonfill[3];
+    bool normalized = true;
+#pragma unroll
+    for (int k = 0; k < 3; k++) {
+        const int i = lane + 32 * k;
+        const bool digit = i < BELOW;
+        d[k] = digit ? __ldcg(&c->digit[i]) : 0;
+        normalized = normalized & (!digit || (d[k] >= 0 && d[k] <= 0xffffffff));
+        nonzero[k] = __ballot_sync(GS_FULL_MASK, digit && d[k] != 0);
+        nonfill[k] = __ballot_sync(GS_FULL_MASK, digit && d[k] != fill);
+    }
+    if (!__all_sync(GS_FULL_MASK, normalized) || special != 0 || (top != 0 && top != -1)) return false;
+    /* b: the lowest digit that is not 0; t: the highest that is not fill */
+    const int b = nonzero[0] ? __ffs(nonzero[0]) - 1
+                  : nonzero[1] ? 31 + __ffs(nonzero[1])
+                  : nonzero[2] ? 63 + __ffs(nonzero[2])
+                               : -1;
+    const int t = nonfill[2] ? 95 - __clz(nonfill[2])
+                  : nonfill[1] ? 63 - __clz(nonfill[1])
+                  : nonfill[0] ? 31 - __clz(nonfill[0])
+                               : -1;
+    if (b < 0) {   /* every digit 0: the value is top * 2^(32 * BELOW + LSB), 0 or -2^1120 */
+        p = gs_exact_pair{};
+        return top == 0;
+    }
+    /* digits b..b+2 hold the value, the fill above them adding -2^(32 (b + 3)) for a
+     * negative one; from b = 1 on every term is a multiple of 2^-1056 of at
+     * most 32 bits, so a double holds it exactly (or it overflows) */
+    if (b < 1 || b > BELOW - 3 || t > b + 2) return false;
+    gs_exact_pair q;
+    if (top < 0) q.add(-ldexp(1.0, 32 * (b + 3) + GS_EXACT_LSB_EXP));
+#pragma unroll
+    for (int j = 2; j >= 0; j--) {
+        const int i = b + j;   /* the same in every lane */
+        const int64_t mine = i < 32 ? d[0] : i < 64 ? d[1] : d[2];
+        const int64_t digit = __shfl_sync(GS_FULL_MASK, mine, i % 32);
+        q.add(ldexp((double)digit, 32 * i + GS_EXACT_LSB_EXP));
+    }
+    if (!q.whole || !isfinite(q.hi) || !isfinite(q.lo)) return false;
+    p = q;
+    return true;
+}
+
 /* hi = RN(c), lo = RN(c - hi) in f64, for a normalized c (left as it was);
  * true when hi + lo is c exactly (c holds no special value). Else
  * |c - hi - lo| <= 2^-106 |hi| + 2^-1075 when hi is finite. */
@@ -538,9 +596,12 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
         bool full = true;
         if (tile > 0) {
             full = gs_exact_look_back(a, tile, s, p);
-        } else if (lane == 0) {
-            s->carry = *a.carry;
-            gs_exact_normalize(&s->carry);
+        } else {
+            full = !gs_exact_carry_as_pair(a.carry, p);
+            if (full && lane == 0) {
+                s->carry = *a.carry;
+                gs_exact_normalize(&s->carry);
+            }
         }
         if (lane == 0) {
             /* the inclusive prefix first (the tiles after wait for it): a
@@ -552,7 +613,7 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
             }
             bool inclusive_full = full || aggregate_full || !q.whole;
             const bool last = tile == gridDim.x - 1;
-            if (inclusive_full || last) {
+            if (inclusive_full) {
                 gs_exact *c = &s->inclusive;
                 if (full) *c = s->carry;
                 else gs_exact_from_pair(c, p.hi, p.lo);
@@ -566,6 +627,9 @@ template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_sca
                 q.whole = true;
                 inclusive_full = !gs_exact_to_pair(c, q.hi, q.lo);
                 if (last) *a.carry = *c;
+            } else if (last) {   /* the pair q is the inclusive prefix: the carry from it */
+                gs_exact_from_pair(&s->inclusive, q.hi, q.lo);
+                *a.carry = s->inclusive;
             }
             if (inclusive_full) {
                 gs_exact_publish_full(&state->inclusive.word, &a.full[2 * tile + 1], &s->inclusive, status);
