@@ -109,6 +109,21 @@ for f in "$outs"/g_*.bin; do
 done
 rm -f "$outs"/*
 
+# random cases for GS_TEST_FUZZ_SECONDS (default 20): type, data family,
+# size, scan kind, ranks, chunks, streamed or resident drawn from the seed;
+# every scan and reduction bit for bit against the reference, the CPU
+# backend's runs among them (exact_check.py fuzz)
+mkdir "$gs_tmp/fuzz"
+"$gs_python" "$checker" fuzz "$gs_tmp/fuzz" "${GS_TEST_FUZZ_SECONDS:-20}" "$seed" 70000 "$be" \
+    "$GS_MPIRUN" "$GS_BIN" >"$gs_tmp/fuzz.log" 2>&1
+fuzz_rc=$?
+grep '^FAIL:' "$gs_tmp/fuzz.log"
+if [ "$fuzz_rc" -eq 0 ]; then
+    gs_pass "random exact cases ($(tail -n 1 "$gs_tmp/fuzz.log"))"
+else
+    gs_fail "random exact cases ($(tail -n 1 "$gs_tmp/fuzz.log"))" "exit $fuzz_rc"
+fi
+
 # --verify of an exact run demands (and finds) bit-equality
 expect_ok "reduce --exact --verify" 3 reduce -g 100003 -t f32 --exact --verify --backend "$be" -q
 expect_ok "scan --exact --verify (exclusive)" 2 scan -g 100003 -t f64 --exact --verify --exclusive \

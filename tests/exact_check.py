@@ -7,15 +7,20 @@ library's gs_exact.h), compared bit for bit with gpuscan's results.
 
   exact_check.py gen DIR SEED     write the test arrays DIR/<name>_<type>_<n>.npy
   exact_check.py check MANIFEST   judge the runs listed there; PASS:/FAIL: lines
+  exact_check.py fuzz DIR SECONDS SEED MAXN BACKEND LAUNCHER GPUSCAN
+                                  random cases until SECONDS have passed (below)
 
 Manifest lines (tab-separated): scan INPUT OUTPUT inclusive|exclusive DESC,
 or reduce INPUT JSON-FILE - DESC.
 """
 import json
 import math
+import os
 import random
 import struct
+import subprocess
 import sys
+import time
 from fractions import Fraction
 
 FORMATS = {"f32": ("<f4", "f", 4, 24, -149, 128), "f64": ("<f8", "d", 8, 53, -1074, 1024)}
@@ -125,34 +130,40 @@ def to_type(x, t):
     return struct.unpack("<f", struct.pack("<f", x))[0] if t == "f32" else x
 
 
-def datasets(rng, t, n):
-    """name -> values: the data families of the issue's test list."""
+FAMILIES = ("uniform", "normal", "range", "subnormal", "cancel", "overflow", "ties", "special")
+
+
+def dataset(rng, t, n, name):
+    """One data family of the issue's test list, n values of type t."""
     big = 3.0e38 if t == "f32" else 1.7e308
     tiny = 2.0 ** FORMATS[t][4]
-    sets = {
-        "uniform": [rng.uniform(0, 1) for _ in range(n)],
-        "normal": [rng.gauss(0, 1) for _ in range(n)],
-        "range": [finite_random(rng, t) for _ in range(n)],
-        "subnormal": [rng.choice([-1, 1]) * rng.randint(0, 2 ** (FORMATS[t][3] - 1) - 1) * tiny for _ in range(n)],
-    }
-    # massive cancellation: huge values that cancel, hiding small ones
-    cancel = []
-    for i in range(n):
-        r = i % 4
-        cancel.append(big if r == 0 else -big if r == 2 else rng.uniform(-1, 1) * 2.0 ** rng.randint(-60, 10))
-    sets["cancel"] = cancel
-    # overflow and ties: values whose sums leave the range, and exact halves
-    sets["overflow"] = [big * rng.choice([1, 1, -1]) for _ in range(n)]
-    sets["ties"] = [rng.choice([1.0, 2.0 ** -(FORMATS[t][3]), -(2.0 ** -(FORMATS[t][3])), 3.0 * 2.0 ** -(FORMATS[t][3])])
-                    for _ in range(n)]
-    if n >= 1:
-        specials = [rng.uniform(-1, 1) for _ in range(n)]
+    prec = FORMATS[t][3]
+    if name == "uniform":
+        xs = [rng.uniform(0, 1) for _ in range(n)]
+    elif name == "normal":
+        xs = [rng.gauss(0, 1) for _ in range(n)]
+    elif name == "range":
+        xs = [finite_random(rng, t) for _ in range(n)]
+    elif name == "subnormal":
+        xs = [rng.choice([-1, 1]) * rng.randint(0, 2 ** (prec - 1) - 1) * tiny for _ in range(n)]
+    elif name == "cancel":   # huge values that cancel, hiding small ones
+        xs = [big if i % 4 == 0 else -big if i % 4 == 2 else rng.uniform(-1, 1) * 2.0 ** rng.randint(-60, 10)
+              for i in range(n)]
+    elif name == "overflow":   # sums that leave the range
+        xs = [big * rng.choice([1, 1, -1]) for _ in range(n)]
+    elif name == "ties":   # exact halves
+        xs = [rng.choice([1.0, 2.0 ** -prec, -(2.0 ** -prec), 3.0 * 2.0 ** -prec]) for _ in range(n)]
+    else:   # special values among uniform ones (n >= 1)
+        xs = [rng.uniform(-1, 1) for _ in range(n)]
         kinds = [[math.nan], [math.inf], [-math.inf], [math.inf, -math.inf], [math.inf, math.inf]]
-        chosen = kinds[n % len(kinds)]
-        for s in chosen:
-            specials[rng.randrange(n)] = s
-        sets["special"] = specials
-    return {name: [to_type(x, t) for x in values] for name, values in sets.items()}
+        for x in kinds[n % len(kinds)]:
+            xs[rng.randrange(n)] = x
+    return [to_type(x, t) for x in xs]
+
+
+def datasets(rng, t, n):
+    """name -> values: every family (special values only where n >= 1)."""
+    return {name: dataset(rng, t, n, name) for name in FAMILIES if name != "special" or n >= 1}
 
 
 def self_check(rng):
@@ -189,6 +200,30 @@ def gen(folder, seed):
                 write_npy("%s/%s_%s_%d.npy" % (folder, name, t, n), t, values)
 
 
+def judge_reduce(xs, got):
+    """None when got (a float, or the JSON's "nan"/"inf"/"-inf") is the exact
+    sum of xs rounded to f64, else what differs."""
+    acc = Exact()
+    for x in xs:
+        acc.add(x)
+    got, ref = float(got), acc.rounded("f64")
+    return None if same(got, ref, "f64") else "got %r, want %r" % (got, ref)
+
+
+def judge_scan(xs, t, kind, ot, ys):
+    """None when ys (of type ot) is the exact scan of xs (type t), else what differs."""
+    acc = Exact()
+    for i, x in enumerate(xs):
+        if kind == "exclusive":
+            ref = acc.rounded(t)
+        acc.add(x)
+        if kind == "inclusive":
+            ref = acc.rounded(t)
+        if i >= len(ys) or not same(ys[i], ref, t):
+            return "first wrong element %d of %d: got %r, want %r" % (i, len(xs), ys[i] if i < len(ys) else None, ref)
+    return None if len(ys) == len(xs) and ot == t else "length or type"
+
+
 def check(manifest):
     failed = 0
     cache = {}
@@ -199,36 +234,84 @@ def check(manifest):
             cache[inp] = read_npy(inp)
         t, xs = cache[inp]
         if what == "reduce":
-            acc = Exact()
-            for x in xs:
-                acc.add(x)
-            got = json.load(open(out))["result"]
-            got = float(got)   # "nan", "inf" and "-inf" arrive as strings
-            ref = acc.rounded("f64")
-            ok = same(got, ref, "f64")
-            detail = "got %r, want %r" % (got, ref)
+            wrong = judge_reduce(xs, json.load(open(out))["result"])
         else:
             ot, ys = read_npy(out)
-            acc = Exact()
-            bad = -1
-            for i, x in enumerate(xs):
-                if kind == "exclusive":
-                    ref = acc.rounded(t)
-                acc.add(x)
-                if kind == "inclusive":
-                    ref = acc.rounded(t)
-                if i >= len(ys) or not same(ys[i], ref, t):
-                    bad = i
-                    break
-            ok = bad < 0 and len(ys) == len(xs) and ot == t
-            detail = "first wrong element %d of %d: got %r, want %r" % (
-                bad, len(xs), ys[bad] if 0 <= bad < len(ys) else None, ref) if bad >= 0 else "length or type"
-        if ok:
+            wrong = judge_scan(xs, t, kind, ot, ys)
+        if wrong is None:
             print("PASS: %s" % desc)
         else:
             failed += 1
-            print("FAIL: %s (%s)" % (desc, detail))
+            print("FAIL: %s (%s)" % (desc, wrong))
     return 1 if failed else 0
+
+
+def fuzz(folder, seconds, seed, max_n, backend, launcher, gpuscan):
+    """Random cases until `seconds` have passed: a type, a data family, a
+    size (awkward ones up to max_n) and a scan kind; the scan run four ways
+    (1 rank; 2-4 ranks streamed in random chunks; 2-3 ranks resident; the
+    CPU backend on 1-3 ranks in random chunks) and the reduction three, each
+    with --exact. Every output must equal the reference bit for bit (NaNs:
+    any NaN), so also each other. A PASS: or FAIL: line per case."""
+    rng = random.Random(seed)
+    sizes = [n for n in SIZES + [3, 1023, 1024, 1025, 4097, 8191, 8193, 16385, 100003, 262147, 1000003]
+             if n <= max_n]
+    src, dst = os.path.join(folder, "in.npy"), os.path.join(folder, "out.npy")
+    deadline, failed, cases = time.time() + seconds, 0, 0
+
+    def run(np_, args):
+        p = subprocess.run([launcher, str(np_), gpuscan] + args + ["--exact", "-q"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        return p.returncode, p.stdout
+
+    while time.time() < deadline:
+        t, name, n = rng.choice(sorted(FORMATS)), rng.choice(FAMILIES), rng.choice(sizes)
+        if name == "special" and n == 0:
+            continue
+        kind = rng.choice(["inclusive", "exclusive"])
+        xs = dataset(rng, t, n, name)
+        write_npy(src, t, xs)
+        chunk = str(rng.choice([1, 7, 1000, 4097, 65536, 1 << 20]))
+        if int(chunk) < 1000 and n > 100000:
+            chunk = "4097"   # a million one-element chunks take minutes
+        scans = [(1, ["--backend", backend]),
+                 (rng.randint(2, 4), ["--backend", backend, "--stream", "--chunk", chunk]),
+                 (rng.randint(2, 3), ["--backend", backend, "--resident"]),
+                 (rng.randint(1, 3), ["--backend", "cpu", "--chunk", chunk])]
+        reduces = [(1, backend), (rng.randint(2, 4), backend), (2, "cpu")]
+        case = "%s %s n=%d %s" % (t, name, n, kind)
+        wrong = []
+        for np_, opts in scans:
+            if os.path.exists(dst):
+                os.remove(dst)
+            rc, log = run(np_, ["scan", "-i", src, "-O", dst] + opts + ([] if kind == "inclusive" else ["--exclusive"]))
+            what = "scan on %d rank(s) %s" % (np_, " ".join(opts))
+            if rc != 0:
+                wrong.append("%s: exit %d, %s" % (what, rc, log.strip().splitlines()[-1:]))
+                continue
+            ot, ys = read_npy(dst)
+            w = judge_scan(xs, t, kind, ot, ys)
+            if w:
+                wrong.append("%s: %s" % (what, w))
+        for np_, b in reduces:
+            rc, log = run(np_, ["reduce", "-i", src, "--backend", b, "--json", "-"])
+            what = "reduce on %d rank(s) --backend %s" % (np_, b)
+            line = [l for l in log.splitlines() if l.startswith("{")]
+            if rc != 0 or not line:
+                wrong.append("%s: exit %d, %s" % (what, rc, log.strip().splitlines()[-1:]))
+                continue
+            w = judge_reduce(xs, json.loads(line[0])["result"])
+            if w:
+                wrong.append("%s: %s" % (what, w))
+        cases += 1
+        if wrong:
+            failed += 1
+            print("FAIL: %s (%s)" % (case, "; ".join(wrong)))
+        else:
+            print("PASS: %s, 4 scans and 3 reductions (chunk %s)" % (case, chunk))
+        sys.stdout.flush()
+    print("fuzz: %d cases, %d failed, seed %d" % (cases, failed, seed))
+    return 1 if failed or not cases else 0
 
 
 if __name__ == "__main__":
@@ -236,5 +319,7 @@ if __name__ == "__main__":
         gen(sys.argv[2], int(sys.argv[3]))
     elif len(sys.argv) == 3 and sys.argv[1] == "check":
         sys.exit(check(sys.argv[2]))
+    elif len(sys.argv) == 9 and sys.argv[1] == "fuzz":
+        sys.exit(fuzz(sys.argv[2], float(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), *sys.argv[6:]))
     else:
         sys.exit(__doc__)
