@@ -3,7 +3,8 @@
 #
 # `make check` sets GS_MPIRUN (tests/mpirun.sh NP PROGRAM ARGS), GS_BIN (the
 # gpuscan binary), GS_BUILDDIR, GS_SRCDIR and PYTHON3. Knobs:
-#   GS_TEST_BACKEND  backend the runs ask for (default cpu; cuda on a GPU node)
+#   GS_TEST_BACKEND  backend the runs ask for (default cpu; set cuda on a GPU node to
+#                    run the CLI suites on the GPU: test_cuda and cli_algo always do)
 #   GS_TEST_TIMEOUT  seconds one run may take before it counts as a hang (60)
 #
 # Each check prints PASS: or FAIL: with a description; gs_summary prints the
