@@ -93,7 +93,7 @@ for t in f32 f64; do
 done
 
 # the same bits whatever the layout: ranks, chunks, streamed or resident
-for layout in "1 --resident" "2 --stream --chunk 997" "4 --chunk 1" "3 --stream --chunk 61 --depth 3" "4 --resident"; do
+for layout in "1 --resident" "2 --stream --chunk 997" "4 --chunk 3" "3 --stream --chunk 61 --depth 3" "4 --resident"; do
     # shellcheck disable=SC2086  # NP and the options
     set -- $layout
     np=$1
