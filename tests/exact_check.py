@@ -262,19 +262,14 @@ def fuzz(folder, seconds, seed, max_n, backend, launcher, gpuscan):
     deadline, failed, cases = time.time() + seconds, 0, 0
 
     def run(np_, args):
-        p = subprocess.Popen([launcher, str(np_), gpuscan] + args + ["--exact", "-q"],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        try:
-            out = p.communicate(timeout=RUN_TIMEOUT)[0]
-        except subprocess.TimeoutExpired:
-            p.terminate()   # the launcher passes SIGTERM on to mpirun and its ranks
-            try:
-                p.communicate(timeout=30)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.communicate()
-            return 124, "timed out after %d s" % RUN_TIMEOUT
-        return p.returncode, out
+        # bounded as tests/gs_test.sh's run_np bounds its runs: SIGTERM after
+        # RUN_TIMEOUT (the launcher passes it on to mpirun), SIGKILL 10 s later
+        p = subprocess.run(["timeout", "-k", "10", str(RUN_TIMEOUT), launcher, str(np_), gpuscan]
+                           + args + ["--exact", "-q"],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        if p.returncode in (124, 137):
+            return p.returncode, "timed out after %d s" % RUN_TIMEOUT
+        return p.returncode, p.stdout
 
     while time.time() < deadline:
         t, name, n = rng.choice(sorted(FORMATS)), rng.choice(FAMILIES), rng.choice(sizes)
