@@ -7,9 +7,10 @@
  * Large inputs (GS_VERIFY_PARALLEL_MIN elements and more, outside another
  * parallel region) are split into contiguous blocks, four per OpenMP thread;
  * each block runs the same serial walk, and the blocks' partials are combined
- * in block order. Integers stay exact (their combines are associative); the
- * fp64 float reference sums in another order, which the bounds of gs_verify.h
- * allow (a blocked sum's error is no larger than a serial one's).
+ * in block order. Integers and --exact's sums stay exact (their combines are
+ * associative); the fp64 float reference sums in another order, which the
+ * bounds of gs_verify.h allow (a blocked sum's error is no larger than a
+ * serial one's).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -221,12 +222,35 @@ void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kin
     v->exact = 0;
 }
 
-void gs_verify_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc)
+static void reduce_exact_serial(gs_type type, const void *in, int64_t n, gs_exact *acc)
 {
     for (int64_t k = 0; k < n; k++) {
         if (type == GS_F32) gs_exact_add_f32(acc, ((const float *)in)[k]);
         else gs_exact_add_f64(acc, ((const double *)in)[k]);
     }
+}
+
+/* Blocks summed apart and merged: exact sums do not depend on the order. */
+void gs_verify_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc)
+{
+    const int nb = parallel_blocks(n);
+    gs_exact *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
+    if (!part) {
+        reduce_exact_serial(type, in, n, acc);
+        return;
+    }
+    const size_t size = (size_t)gs_type_bytes(type);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+    for (int b = 0; b < nb; b++) {
+        const int64_t first = block_begin(n, nb, b);
+        gs_exact_clear(&part[b]);
+        reduce_exact_serial(type, (const char *)in + (size_t)first * size, block_begin(n, nb, b + 1) - first,
+                            &part[b]);
+    }
+    for (int b = 0; b < nb; b++) gs_exact_merge(acc, &part[b]);
+    free(part);
 }
 
 int gs_verify_same_f64(double got, double ref)
@@ -241,12 +265,13 @@ void gs_verify_scan_begin_exact(gs_verify_scan *v, gs_type type, gs_scan_kind ki
     v->exact_prefix = *carry_in;
 }
 
-/* The exact walk over a chunk: returns the wrong count and sets *first. */
-static int64_t exact_walk(gs_verify_scan *w, const void *in, const void *got, int64_t n, int64_t *first)
+/* The exact walk over elements [from, to) of a chunk, as scan_walk below. */
+static int64_t exact_walk(gs_verify_scan *w, const void *in, const void *got, int64_t from, int64_t to,
+                          int64_t *first)
 {
     const int inclusive = w->kind == GS_INCLUSIVE;
     int64_t wrong = 0;
-    for (int64_t k = 0; k < n; k++) {
+    for (int64_t k = from; k < to; k++) {
         int ok;
         if (w->type == GS_F32) {
             float ref = 0, out = ((const float *)got)[k];
@@ -364,22 +389,23 @@ static int64_t scan_account(gs_verify_scan *v, int64_t n, int64_t wrong, int64_t
 int64_t gs_verify_scan_chunk_serial(gs_verify_scan *v, const void *in, const void *got, int64_t n)
 {
     int64_t first = -1;
-    if (v->exact) return scan_account(v, n, exact_walk(v, in, got, n, &first), first);
-    const int64_t wrong = scan_walk(v, in, got, 0, n, &first);
+    const int64_t wrong = v->exact ? exact_walk(v, in, got, 0, n, &first) : scan_walk(v, in, got, 0, n, &first);
     return scan_account(v, n, wrong, first);
 }
 
 /* Two passes over nb blocks: each block's carry from the identity (and its
- * sum of |x|); a serial scan of those gives each block's carry in; then each
- * block walks from its carry in, as the serial walk does. */
+ * sum of |x|; --exact: its exact sum); a serial scan of those gives each
+ * block's carry in; then each block walks from its carry in, as the serial
+ * walk does. */
 int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got, int64_t n)
 {
     const int nb = parallel_blocks(n);
     struct block {
         gs_acc carry;      /* pass 1: the block's total; then its carry in */
         double abs_carry;  /* likewise for S */
+        gs_exact exact;    /* likewise, --exact */
         int64_t wrong, first;
-    } *blk = nb > 1 && !v->exact ? malloc((size_t)nb * sizeof *blk) : NULL;
+    } *blk = nb > 1 ? malloc((size_t)nb * sizeof *blk) : NULL;
     if (!blk) return gs_verify_scan_chunk_serial(v, in, got, n);
     const size_t size = (size_t)gs_type_bytes(v->type);
 #ifdef _OPENMP
@@ -392,12 +418,23 @@ int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got,
         for (int b = 0; b < nb; b++) {
             const int64_t first = block_begin(n, nb, b), m = block_begin(n, nb, b + 1) - first;
             const char *x = (const char *)in + (size_t)first * size;
-            block_total(v->type, v->op, x, m, &blk[b].carry, &blk[b].abs_carry);
+            if (v->exact) {
+                gs_exact_clear(&blk[b].exact);
+                reduce_exact_serial(v->type, x, m, &blk[b].exact);
+            } else {
+                block_total(v->type, v->op, x, m, &blk[b].carry, &blk[b].abs_carry);
+            }
         }
 #ifdef _OPENMP
 #pragma omp single
 #endif
-        {
+        if (v->exact) {
+            for (int b = 0; b < nb; b++) {
+                const gs_exact total = blk[b].exact;
+                blk[b].exact = v->exact_prefix;
+                gs_exact_merge(&v->exact_prefix, &total);
+            }
+        } else {
             gs_acc carry = v->prefix;
             double abs_carry = v->abs_prefix;
             for (int b = 0; b < nb; b++) {
@@ -418,8 +455,11 @@ int64_t gs_verify_scan_chunk(gs_verify_scan *v, const void *in, const void *got,
             gs_verify_scan w = *v; /* this block's walker, from its carry in */
             w.prefix = blk[b].carry;
             w.abs_prefix = blk[b].abs_carry;
+            w.exact_prefix = blk[b].exact;
+            const int64_t from = block_begin(n, nb, b), to = block_begin(n, nb, b + 1);
             int64_t first = -1;
-            blk[b].wrong = scan_walk(&w, in, got, block_begin(n, nb, b), block_begin(n, nb, b + 1), &first);
+            blk[b].wrong = v->exact ? exact_walk(&w, in, got, from, to, &first)
+                                    : scan_walk(&w, in, got, from, to, &first);
             blk[b].first = first;
         }
     }

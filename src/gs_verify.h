@@ -65,8 +65,8 @@ int gs_verify_same_f64(double got, double ref);
 void gs_verify_scan_begin(gs_verify_scan *v, gs_type type, gs_op op, gs_scan_kind kind,
                           int64_t n_global, gs_acc carry_in, double abs_offset);
 /* --exact: the check demands bit-equality with the reference prefix from
- * the exact carry_in, rounded per element (serial, through the state's full
- * rounding). */
+ * the exact carry_in, rounded per element through the state's full rounding
+ * (in blocks as the other walks, each from its exact carry in). */
 void gs_verify_scan_begin_exact(gs_verify_scan *v, gs_type type, gs_scan_kind kind, const gs_exact *carry_in);
 /* Check got[0..n) (elements of gs_scan_output_type) against the next n input
  * elements in[0..n). Returns the wrong count of this chunk. */

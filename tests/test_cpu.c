@@ -1320,6 +1320,90 @@ static void test_exact_blocks(void)
     free(xf);
 }
 
+/* Two exact states hold the same value (and specials), whatever their
+ * pending adds. */
+static int same_exact(const gs_exact *a, const gs_exact *b)
+{
+    gs_exact x = *a, y = *b;
+    gs_exact_normalize(&x);
+    gs_exact_normalize(&y);
+    return memcmp(x.digit, y.digit, sizeof x.digit) == 0 && x.special == y.special;
+}
+
+/* --verify's exact check in blocks (GS_VERIFY_PARALLEL_MIN elements on)
+ * against its serial walk, for 2, 3 and 4 threads: the same wrong count,
+ * first wrong element and exact carry, with the chunk checked in a split
+ * piece and a short serial one; and the blocked exact reduction the serial
+ * one's sum. Data from 2^-61 to 2^59 with both signs, so blocks' sums round
+ * and cancel; outputs gs_cpu_scan_exact's, then one ulp off on both sides of
+ * every thread's share's boundaries. */
+static void test_verify_exact_parallel_matches_serial(void)
+{
+    const int64_t n = 3 * GS_VERIFY_PARALLEL_MIN + 5, n1 = n - 77;
+    static const int threads[] = {2, 3, 4};
+#ifdef _OPENMP
+    const int saved_threads = omp_get_max_threads();
+#else
+    const int saved_threads = 1;
+#endif
+    gs_exact carry_in = exact_of(3.0);
+    gs_exact_add_f64(&carry_in, 0x1p-60);
+    srand(23);
+    for (int wide = 0; wide < 2; wide++) {
+        const gs_type type = wide ? GS_F64 : GS_F32;
+        const size_t size = wide ? sizeof(double) : sizeof(float);
+        unsigned char *in = malloc((size_t)n * size), *out = malloc((size_t)n * size);
+        CU_ASSERT_FATAL(in && out);
+        for (int64_t k = 0; k < n; k++) {
+            const double v = ldexp((double)rand() / RAND_MAX - 0.5, rand() % 121 - 60);
+            if (wide) ((double *)in)[k] = v;
+            else ((float *)in)[k] = (float)v;
+        }
+        for (int kk = 0; kk < 2; kk++) {
+            gs_exact carry = carry_in;
+            set_threads(1);
+            gs_cpu_scan_exact(type, kinds[kk], in, out, n, &carry);
+            for (int pass = 0; pass < 2; pass++) { /* correct, then with planted errors */
+                if (pass == 1)
+                    for (int t = 0; t < 3; t++)
+                        for (int b = 1; b <= threads[t]; b++)
+                            for (int64_t k = n1 * b / threads[t] - 1; k <= n1 * b / threads[t] && k < n; k++) {
+                                if (wide) ((double *)out)[k] = nextafter(((double *)out)[k], INFINITY);
+                                else ((float *)out)[k] = nextafterf(((float *)out)[k], INFINITY);
+                            }
+                for (int t = 0; t < 3; t++) {
+                    set_threads(threads[t]);
+                    gs_verify_scan vs, vp;
+                    gs_verify_scan_begin_exact(&vs, type, kinds[kk], &carry_in);
+                    gs_verify_scan_begin_exact(&vp, type, kinds[kk], &carry_in);
+                    const int64_t ws = gs_verify_scan_chunk_serial(&vs, in, out, n);
+                    int64_t wp = gs_verify_scan_chunk(&vp, in, out, n1);
+                    wp += gs_verify_scan_chunk(&vp, in + (size_t)n1 * size, out + (size_t)n1 * size, n - n1);
+                    GS_TEST_CHECK_CASE(ws == wp && vs.wrong == vp.wrong && vs.checked == vp.checked &&
+                                           vs.first_wrong == vp.first_wrong,
+                                       "parallel exact scan check: wrong count", type, GS_SUM, n);
+                    GS_TEST_CHECK_CASE((pass == 0) == (ws == 0), "planted errors are found", type, GS_SUM, n);
+                    GS_TEST_CHECK_CASE(same_exact(&vs.exact_prefix, &vp.exact_prefix) &&
+                                           same_exact(&vs.exact_prefix, &carry),
+                                       "parallel exact scan check: carry", type, GS_SUM, n);
+                }
+            }
+        }
+        set_threads(1);
+        gs_exact serial = carry_in;
+        gs_verify_reduce_exact(type, in, n, &serial);
+        for (int t = 0; t < 3; t++) {
+            set_threads(threads[t]);
+            gs_exact blocked = carry_in;
+            gs_verify_reduce_exact(type, in, n, &blocked);
+            GS_TEST_CHECK_CASE(same_exact(&serial, &blocked), "parallel exact reduce ref", type, GS_SUM, n);
+        }
+        set_threads(saved_threads);
+        free(in);
+        free(out);
+    }
+}
+
 static int register_suites(void)
 {
     if (gs_test_rank() == 0) printf("gs_cpu_threads() = %d by default\n", gs_cpu_threads());
@@ -1355,6 +1439,7 @@ static int register_suites(void)
         {"exact CPU kernels vs element by element", test_exact_cpu_kernels},
         {"exact CPU scan window and its fallbacks", test_exact_scan_window},
         {"exact CPU blocks and their fallbacks", test_exact_blocks},
+        {"exact verify in parallel as serially", test_verify_exact_parallel_matches_serial},
     };
     return add_suite("cpu: exact sums (gs_exact.h)", exact_tests, (int)(sizeof exact_tests / sizeof exact_tests[0])) ||
            add_suite("cpu: random data vs reference", random_tests,
