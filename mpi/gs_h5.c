@@ -23,6 +23,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "gs_h5.h"
 
@@ -74,6 +76,7 @@ struct gs_h5 {
     hsize_t stride[H5S_MAX_RANK];   /* elements per index of each dimension */
     hsize_t total;                  /* elements */
     gs_file *temp;                  /* outputs: the temporary the file is written in */
+    int guard;                      /* inputs: gs_mpiio_guard_input's descriptor, or -1 */
 };
 
 /* ---- errors ----------------------------------------------------------------
@@ -136,6 +139,7 @@ static void h5_free(gs_h5 *h)
     close_id(h->dset, H5Dclose);
     close_id(h->space, H5Sclose);
     close_id(h->dxpl, H5Pclose);
+    if (h->guard >= 0) close(h->guard);
     free(h->name);
     free(h->file_name);
     free(h->dataset);
@@ -154,6 +158,7 @@ static gs_status h5_new(gs_mpi *m, const char *path, const char *fallback, gs_h5
     int ok = h != NULL;
     if (ok) {
         h->file = h->dset = h->space = h->dxpl = H5I_INVALID_HID;
+        h->guard = -1;
         ok = (h->name = strdup(path)) && (h->file_name = malloc(len)) && (!given || (h->dataset = malloc(dataset_len)));
     }
     if (!ok) {
@@ -277,7 +282,7 @@ static gs_status only_dataset(gs_mpi *m, gs_h5 *h)
     free(list.first);
     if (list.count == 0) return gs_err_set(m->err, GS_ERR_FORMAT, "%s: the file holds no dataset", h->name);
     return gs_err_set(m->err, GS_ERR_ARG, "%s holds %d datasets (%s): name one, as %s:/path/to/dataset",
-                      h->name, list.count, list.names, h->name);
+                      h->name, list.count, list.names, h->file_name);
 }
 
 static const char *class_name(H5T_class_t c)
@@ -454,6 +459,7 @@ static gs_status open_read(gs_mpi *m, const char *path, gs_h5 **out, gs_type *ty
     *out = NULL;
     gs_h5 *h = NULL;
     GS_CHECK(gs_mpi_agree(m, h5_new(m, path, NULL, &h)));
+    h->guard = gs_mpiio_guard_input(h->file_name);
     gs_status st = open_file(m, h, h->file_name, H5F_ACC_RDONLY, 0);
     if (st == GS_OK) st = gs_mpi_agree(m, find_input(m, h, type));
     if (st != GS_OK) {
@@ -612,6 +618,42 @@ static gs_status transfer(gs_mpi *m, gs_h5 *h, uint64_t offset, void *buf, uint6
     return gs_mpi_agree(m, st);
 }
 
+/* ---- the output against the input (local) ------------------------------------ */
+
+/* `path`'s dataset as HDF5 resolves it from the root: one '/' before each
+ * name, none after the last; 0 when it does not fit `cap` bytes. */
+static int canonical_dataset(const char *path, char *out, size_t cap)
+{
+    size_t at = 0;
+    for (const char *c = path; *c;) {
+        while (*c == '/') c++;
+        const size_t n = strcspn(c, "/");
+        if (n == 0) break;
+        if (at + n + 2 > cap) return 0;
+        out[at++] = '/';
+        memcpy(out + at, c, n);
+        at += n;
+        c += n;
+    }
+    if (at + 2 > cap) return 0;
+    if (at == 0) out[at++] = '/';
+    out[at] = '\0';
+    return 1;
+}
+
+int gs_h5_is_input(const gs_h5 *in, const char *out_path)
+{
+    char file[4096], mine[4096], theirs[4096];
+    const char *sep = dataset_sep(out_path);
+    const char *dataset = sep && sep[1] ? sep + 1 : GS_H5_DEFAULT_OUTPUT;
+    struct stat a, b;
+    if (!in || !in->dataset || !gs_h5_is_path(out_path) || !gs_h5_file_part(out_path, file, sizeof file) ||
+        stat(file, &a) != 0 || stat(in->file_name, &b) != 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        return 0;
+    return canonical_dataset(dataset, mine, sizeof mine) && canonical_dataset(in->dataset, theirs, sizeof theirs) &&
+           strcmp(mine, theirs) == 0;
+}
+
 /* ---- the interface: HDF5's error printing off for each call ---------------- */
 
 gs_status gs_h5_open_read(gs_mpi *m, const char *path, gs_h5 **h, gs_type *type, int64_t *count)
@@ -696,6 +738,12 @@ gs_status gs_h5_close(gs_mpi *m, gs_h5 *h, int keep)
 {
     (void)m, (void)h, (void)keep;
     return GS_OK;
+}
+
+int gs_h5_is_input(const gs_h5 *in, const char *out_path)
+{
+    (void)in, (void)out_path;
+    return 0;
 }
 
 #endif /* HAVE_HDF5 */

@@ -45,6 +45,12 @@ gs_status gs_h5_create(gs_mpi *m, const char *path, gs_type type, int64_t count,
  * gs_mpiio_write_at. */
 gs_status gs_h5_write_at(gs_mpi *m, gs_h5 *h, uint64_t offset, const void *buf, uint64_t bytes);
 
+/* Local: 1 when the output path names the dataset the input `in` reads
+ * (the same file, by device and inode, and the same dataset): the scan
+ * would replace its own input. Another dataset of that file is fine: the
+ * output is written in a copy of the file. */
+int gs_h5_is_input(const gs_h5 *in, const char *out_path);
+
 /* Close; for an output, `keep` = 1 (only after every rank agreed on
  * success) renames its file into place, 0 removes it. NULL is closed. */
 gs_status gs_h5_close(gs_mpi *m, gs_h5 *h, int keep);

@@ -82,6 +82,10 @@ typedef struct gs_file gs_file;
 
 /* Open `path` for reading on every rank. The message names the file. */
 gs_status gs_mpiio_open_read(gs_mpi *m, const char *path, gs_file **f);
+/* Local: a descriptor holding a shared lock on the file at `path` (close()
+ * it to let go), or -1: a file a run reads this way is never removed as a
+ * dead run's temporary. gs_mpiio_open_read takes one for its file. */
+int gs_mpiio_guard_input(const char *path);
 /* Size of the file in bytes. */
 gs_status gs_mpiio_size(gs_mpi *m, gs_file *f, uint64_t *bytes);
 /* Read `bytes` at byte `offset` into buf: collective; correct beyond 2 GiB

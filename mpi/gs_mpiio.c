@@ -40,7 +40,8 @@ struct gs_file {
     char *temp_path;   /* files being written: where the data stays until
                           close; NULL for files opened for reading */
     int lock_fd;       /* rank 0 of a file being written: the temporary, locked
-                          for as long as this run lives (see reap_stale); else -1 */
+                          for as long as this run lives (see reap_stale); a file
+                          read: the file, under a shared lock; else -1 */
 };
 
 /* ---- temporaries ----------------------------------------------------------
@@ -50,8 +51,11 @@ struct gs_file {
  * flock() on it until the run ends: the kernel drops that lock when the
  * process dies, however it dies, so a later run writing the same output
  * knows a temporary whose lock it can take for one whose run is gone, and
- * removes it (reap_stale). SIGINT and SIGTERM are caught by the tool, which
- * removes this process's temporaries with gs_mpiio_discard_temporaries. */
+ * removes it (reap_stale). A file that a run reads is under a shared lock
+ * for as long as the run has it open (gs_mpiio_guard_input), so that an
+ * input whose name looks like a temporary is never taken for one. SIGINT
+ * and SIGTERM are caught by the tool, which removes this process's
+ * temporaries with gs_mpiio_discard_temporaries. */
 #define GS_TEMP_TAG ".gstmp."
 #define GS_TEMP_SLOTS 16
 
@@ -103,10 +107,31 @@ static char *temp_name(const char *path, const char *suffix)
     return name;
 }
 
+/* 1 when `rest` is what temp_suffix makes: base-36 digits, a dot, base-36
+ * digits. */
+static int is_temp_suffix(const char *rest)
+{
+    const char *dot = strchr(rest, '.');
+    const size_t digits = strspn(rest, "0123456789abcdefghijklmnopqrstuvwxyz");
+    return dot && digits > 0 && rest + digits == dot && dot[1] &&
+           strspn(dot + 1, "0123456789abcdefghijklmnopqrstuvwxyz") == strlen(dot + 1);
+}
+
+int gs_mpiio_guard_input(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* Rank 0: remove the temporaries of `path` that earlier runs left when they
- * were killed: those whose lock can be taken. A file system without flock
- * (ENOLCK, EOPNOTSUPP) keeps them: nothing tells a dead run from a live one
- * there. */
+ * were killed: files named as temp_name names them whose lock can be taken
+ * (a live run holds its temporary's, and every run its inputs'). A file
+ * system without flock (ENOLCK, EOPNOTSUPP) keeps them: nothing tells a dead
+ * run from a live one there. */
 static void reap_stale(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -119,7 +144,8 @@ static void reap_stale(const char *path)
         snprintf(prefix, prefix_len + 1, ".%s" GS_TEMP_TAG, base);
         const int fd_dir = dirfd(dir);
         for (struct dirent *e; (e = readdir(dir));) {
-            if (strncmp(e->d_name, prefix, strlen(prefix)) != 0) continue;
+            if (strncmp(e->d_name, prefix, strlen(prefix)) != 0 || !is_temp_suffix(e->d_name + strlen(prefix)))
+                continue;
             int fd = openat(fd_dir, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
             if (fd < 0) continue;
             struct stat sb;
@@ -281,6 +307,7 @@ gs_status gs_mpiio_open_read(gs_mpi *m, const char *path, gs_file **out)
 {
     gs_file *f = NULL;
     gs_status status = gs_mpi_agree(m, file_new(m, path, NULL, &f));
+    if (status == GS_OK) f->lock_fd = gs_mpiio_guard_input(path);
     if (status == GS_OK) status = file_open(m, f, MPI_MODE_RDONLY, "cannot open for reading");
     return file_settle(m, status, f, out);
 }
@@ -324,6 +351,10 @@ static gs_status check_output(gs_mpi *m, const char *path, uint64_t bytes)
             return gs_err_set(m->err, GS_ERR_IO, "%s: is a folder; the output must be a file", path);
         if (!S_ISREG(sb.st_mode))
             return gs_err_set(m->err, GS_ERR_IO, "%s: exists and is not a regular file (a link, device, FIFO or socket); gpuscan replaces regular files only", path);
+        /* the rename would replace it on the folder's permission alone */
+        if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+            return gs_err_set(m->err, GS_ERR_IO, "%s: %s: gpuscan replaces only a file it may write", path,
+                              strerror(errno));
     } else if (errno != ENOENT) {
         return gs_err_set(m->err, GS_ERR_IO, "%s: %s", path, strerror(errno));
     }

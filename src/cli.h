@@ -54,6 +54,9 @@ int cli_parse_seed(const char *text, uint64_t *seed);
  * when neither does ("y.npy", "./y.npy"). "-" (stdout) is the same only as
  * "-". */
 int cli_same_file(const char *a, const char *b);
+/* A report at `report` would overwrite the file that holds `data` (a file,
+ * or the file of an HDF5 dataset path "F.h5:/d"). */
+int cli_same_data_file(const char *report, const char *data);
 /* --algo NAME: a variant that serves reductions (scan 0) or scans (scan 1).
  * 0, or -1 for no such variant. */
 int cli_parse_algo(const char *name, int scan, gs_algo *algo);
@@ -61,6 +64,11 @@ int cli_parse_algo(const char *name, int scan, gs_algo *algo);
  * failure rank 0 prints why. Returns
  * CLI_EXIT_OK or CLI_EXIT_FAIL; *ctx goes to gs_context_destroy either way. */
 int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx, gs_status *status);
+/* Collective: every rank's verdict on its arguments (an exit code and its
+ * message in err, errlen bytes on every rank) becomes the first failing
+ * rank's, code and message ("rank R: " before another rank's), so that
+ * ranks that see different files at one path all stop. */
+int cli_agree(int code, char *err, size_t errlen);
 /* The options of reduce, scan and info, for the usage text (cli_main.c has
  * the commands). */
 void cli_print_options(FILE *out);
@@ -93,6 +101,10 @@ typedef void (*cli_write_fn)(FILE *f, const void *data);   /* fills a report */
  * "PATH: cannot write the WHAT report: WHY", in err. */
 int cli_write_atomically(const char *path, const char *what, cli_write_fn fill, const void *data,
                          char *err, size_t errlen);
+/* Before a run: cli_write_atomically could write a report at path (what
+ * stands there, and a temporary in its folder, made and removed); "-" is
+ * fine. 0, or -1 with the message in err. */
+int cli_check_report_path(const char *path, const char *what, char *err, size_t errlen);
 /* The same, except that path "-" is stdout. */
 int cli_write_report(const char *path, const char *what, cli_write_fn fill, const void *data,
                      char *err, size_t errlen);

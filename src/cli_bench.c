@@ -8,12 +8,15 @@
  * Rank 0 prints and writes; every rank runs every case and leaves with rank
  * 0's exit status.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli_bench.h"
+#include "gs_h5.h"
 
 /* ---- the sweep ------------------------------------------------------------------ */
 
@@ -208,6 +211,24 @@ static int run_bench(gs_context *ctx, const cli_bench_args *a, int rank)
     return code;
 }
 
+static int check_files(const cli_bench_args *a, int rank, char *err, size_t errlen)
+{
+    if (rank == 0 && a->json_path && cli_check_report_path(a->json_path, "JSON", err, errlen) != 0)
+        return CLI_EXIT_FAIL;
+    if (rank == 0 && a->csv_path && cli_check_report_path(a->csv_path, "CSV", err, errlen) != 0)
+        return CLI_EXIT_FAIL;
+    for (int i = 0; i < a->n_reads; i++) {
+        char file[4096];
+        const char *path = a->reads[i];
+        if (gs_h5_is_path(path) && gs_h5_file_part(path, file, sizeof file)) path = file;
+        if (access(path, R_OK) != 0) {
+            snprintf(err, errlen, "bench: --read %s: %s", a->reads[i], strerror(errno));
+            return CLI_EXIT_FAIL;
+        }
+    }
+    return CLI_EXIT_OK;
+}
+
 int cli_bench_main(int argc, char **argv)
 {
     int rank = 0;
@@ -215,8 +236,14 @@ int cli_bench_main(int argc, char **argv)
     cli_bench_args a;
     char err[256];
     int code = cli_bench_parse(argc, argv, &a, err, sizeof err);
+    /* what the files named need, before the sweep: reports that can be
+     * written (rank 0 writes them), --read files every rank can read */
+    if (code == CLI_EXIT_OK && !a.help) code = check_files(&a, rank, err, sizeof err);
+    code = cli_agree(code, err, sizeof err);
     if (code != CLI_EXIT_OK) {
-        if (rank == 0) fprintf(stderr, "gpuscan: error: %s\n(gpuscan bench --help lists the options)\n", err);
+        if (rank == 0)
+            fprintf(stderr, "gpuscan: error: %s\n%s", err,
+                    code == CLI_EXIT_USAGE ? "(gpuscan bench --help lists the options)\n" : "");
         return code;
     }
     if (a.help) {

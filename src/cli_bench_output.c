@@ -120,7 +120,7 @@ void cli_bench_print_footer(FILE *out, const cli_bench_report *rep)
     if (rep->a->min_bw >= 0) fprintf(out, " (--min-bw %g)", rep->a->min_bw);
     fprintf(out, "\n# total #wrong: ");
     if (rep->checked) fprintf(out, "%lld in %d checked row(s)\n", (long long)rep->wrong_total, rep->checked);
-    else fprintf(out, "%s (nothing checked: -c 0)\n", CLI_NO_VALUE);
+    else fprintf(out, "%s (nothing checked%s)\n", CLI_NO_VALUE, rep->a->check_iters ? "" : ": -c 0");
     fprintf(out, "# result: %s\n", cli_bench_verdict_name(rep->verdict));
     fflush(out);
 }

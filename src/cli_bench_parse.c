@@ -209,6 +209,13 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
     /* one report must not replace the other */
     if (a->json_path && a->csv_path && cli_same_file(a->json_path, a->csv_path))
         return cli_usage_error(err, errlen, "bench: --json and --csv name the same file %s", a->csv_path);
+    /* nor the data it reads */
+    for (int i = 0; i < a->n_reads; i++) {
+        if (a->json_path && strcmp(a->json_path, "-") != 0 && cli_same_data_file(a->json_path, a->reads[i]))
+            return cli_usage_error(err, errlen, "bench: --json %s: the same file as a --read file", a->json_path);
+        if (a->csv_path && strcmp(a->csv_path, "-") != 0 && cli_same_data_file(a->csv_path, a->reads[i]))
+            return cli_usage_error(err, errlen, "bench: --csv %s: the same file as a --read file", a->csv_path);
+    }
     if (!max_given) a->max_n = a->min_n;
     if (a->max_n < a->min_n) return cli_usage_error(err, errlen, "%s", "bench: -e MAX is smaller than -b MIN");
     if (a->step && factor_given) return cli_usage_error(err, errlen, "%s", "bench: give -f FACTOR or -i STEP, not both");

@@ -40,6 +40,32 @@ static int fail(int rank, const char *message, int code)
     return code;
 }
 
+int cli_agree(int code, char *err, size_t errlen)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int first = code != CLI_EXIT_OK ? rank : size;
+    if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        snprintf(err, errlen, "MPI_Allreduce failed while the ranks compared their arguments");
+        return CLI_EXIT_FAIL;
+    }
+    if (first == size) return CLI_EXIT_OK;
+    char *mine = malloc(errlen);
+    if (mine && rank == first) snprintf(mine, errlen, "%s", err);
+    if (!mine || MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Bcast(mine, (int)errlen, MPI_CHAR, first, MPI_COMM_WORLD) != MPI_SUCCESS) {
+        snprintf(err, errlen, "rank %d stopped on its arguments (its message could not be shared)", first);
+        free(mine);
+        return CLI_EXIT_FAIL;
+    }
+    mine[errlen - 1] = '\0';
+    if (first == 0) snprintf(err, errlen, "%s", mine);
+    else snprintf(err, errlen, "rank %d: %s", first, mine);
+    free(mine);
+    return code;
+}
+
 int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx, gs_status *status)
 {
     *ctx = NULL;
@@ -233,7 +259,13 @@ static int run_main(int argc, char **argv, cli_command command)
         snprintf(err, sizeof err, "no command given (%s; --help)", command_names());
         code = CLI_EXIT_USAGE;
     }
-    if (code != CLI_EXIT_OK) return usage_failure(rank, err, code);
+    /* the report's place first, so that a run never ends unable to write it */
+    if (code == CLI_EXIT_OK && rank == 0 && args.json_path &&
+        cli_check_report_path(args.json_path, "JSON", err, sizeof err) != 0)
+        code = CLI_EXIT_FAIL;
+    code = cli_agree(code, err, sizeof err);
+    if (code == CLI_EXIT_USAGE) return usage_failure(rank, err, code);
+    if (code != CLI_EXIT_OK) return fail(rank, err, code);
     if (args.command == CLI_HELP) {
         if (rank == 0) print_usage(stdout);
         return CLI_EXIT_OK;

@@ -4,6 +4,7 @@
  * the one JSON string escaper.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "gs_h5.h"
 
 /* ---- report files -------------------------------------------------------------- */
 
@@ -85,27 +87,54 @@ static int fill_temp(int fd, mode_t mode, cli_write_fn fill, const void *data)
     return e;
 }
 
-int cli_write_atomically(const char *path, const char *what, cli_write_fn fill, const void *data,
-                         char *err, size_t errlen)
+/* What may stand at a report's path, and the permissions its file gets:
+ * nothing (a new file's), or a regular file this process may write (its
+ * own). A rename over a device (--json /dev/null), a FIFO or a link
+ * (/dev/stdout) would destroy it, not write to it; a rename over a file it
+ * may not write would replace it on the folder's permission alone. 0, or
+ * -1 with the message in err. */
+static int report_target(const char *path, const char *what, mode_t *mode, char *err, size_t errlen)
 {
     const char *slash = strrchr(path, '/');
     if (!*path || (slash && !slash[1])) return report_error(err, errlen, path, what, "not a file name");
-    /* Replace only an old report: a rename over a device (--json /dev/null),
-     * a FIFO or a link (/dev/stdout) would destroy it, not write to it. The
-     * rename never follows a link, so whatever is swapped in after this
-     * check is replaced, never written through. */
     struct stat st;
-    mode_t mode;
     if (lstat(path, &st) == 0) {
         const char *kind = irregular_kind(st.st_mode);
         if (kind) return report_error(err, errlen, path, what, "it is %s, not a regular file (left as it is)", kind);
-        mode = st.st_mode & 0777;   /* its permission bits, not set-id or sticky */
-    } else if (errno == ENOENT) {
-        mode = new_file_mode();
-    } else {
-        return report_error(err, errlen, path, what, "%s", strerror(errno));
+        if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+            return report_error(err, errlen, path, what, "%s (left as it is)", strerror(errno));
+        *mode = st.st_mode & 0777;   /* its permission bits, not set-id or sticky */
+        return 0;
     }
+    if (errno != ENOENT) return report_error(err, errlen, path, what, "%s", strerror(errno));
+    *mode = new_file_mode();
+    return 0;
+}
 
+int cli_check_report_path(const char *path, const char *what, char *err, size_t errlen)
+{
+    mode_t mode;
+    if (strcmp(path, "-") == 0) return 0;
+    if (report_target(path, what, &mode, err, errlen) != 0) return -1;
+    /* the folder must take the temporary */
+    char *temp = temp_template(path);
+    if (!temp) return report_error(err, errlen, path, what, "out of memory");
+    int fd = mkstemp(temp), e = fd < 0 ? errno : 0;
+    if (fd >= 0) {
+        close(fd);
+        unlink(temp);
+    }
+    free(temp);
+    return e ? report_error(err, errlen, path, what, "%s", strerror(e)) : 0;
+}
+
+int cli_write_atomically(const char *path, const char *what, cli_write_fn fill, const void *data,
+                         char *err, size_t errlen)
+{
+    /* The rename never follows a link, so whatever is swapped in after
+     * this check is replaced, never written through. */
+    mode_t mode;
+    if (report_target(path, what, &mode, err, errlen) != 0) return -1;
     char *temp = temp_template(path);
     if (!temp) return report_error(err, errlen, path, what, "out of memory");
     /* O_CREAT | O_EXCL with a fresh name: a file or link planted there fails
@@ -203,4 +232,11 @@ int cli_same_file(const char *a, const char *b)
     if (split_path(a, da, sizeof da, &na) != 0 || split_path(b, db, sizeof db, &nb) != 0) return 0;
     if (strcmp(na, nb) != 0 || !*na) return 0;
     return stat(da, &sa) == 0 && stat(db, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_same_data_file(const char *report, const char *data)
+{
+    char file[4096];
+    if (gs_h5_is_path(data) && gs_h5_file_part(data, file, sizeof file)) data = file;
+    return cli_same_file(report, data);
 }

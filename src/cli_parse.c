@@ -67,7 +67,7 @@ int cli_parse_count(const char *text, int64_t *value)
         {"", 1}, {"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12},
         {"Ki", 1024.0}, {"Mi", 1048576.0}, {"Gi", 1073741824.0}, {"Ti", 1099511627776.0},
     };
-    if (!text || !*text || *text == '-' || *text == '+') return -1;
+    if (!text || *text < '0' || *text > '9') return -1;   /* no sign, no blank: strtoull would take them */
     errno = 0;
     char *end;
     unsigned long long digits = strtoull(text, &end, 10);
@@ -197,15 +197,6 @@ static int check_applies(int code, cli_command command, char *err, size_t errlen
     return 0;
 }
 
-/* `report` would overwrite the file that holds `data` (a file, or the file
- * of an HDF5 dataset path "F.h5:/d"). */
-static int same_data_file(const char *report, const char *data)
-{
-    char file[4096];
-    if (gs_h5_is_path(data) && gs_h5_file_part(data, file, sizeof file)) data = file;
-    return cli_same_file(report, data);
-}
-
 int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err, size_t errlen)
 {
     struct option options[N_CLI_OPTIONS + 1];
@@ -230,8 +221,12 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
     while ((c = getopt_long(argc, argv, ":i:g:t:o:O:qhV", options, NULL)) != -1) {
         if (c != ':' && c != '?' && check_applies(c, a->command, err, errlen) != 0) return CLI_EXIT_USAGE;
         switch (c) {
-        case 'i': a->src.path = optarg; break;
+        case 'i':
+            if (a->src.path) return cli_usage_error(err, errlen, "-i %s: a second input (one -i or -g)", optarg);
+            a->src.path = optarg;
+            break;
         case 'g':
+            if (has_gen) return cli_usage_error(err, errlen, "-g %s: a second input (one -i or -g)", optarg);
             if (cli_parse_count(optarg, &a->src.count) != 0)
                 return cli_usage_error(err, errlen, "-g %s: not an element count (digits with an optional k M G T Ki Mi Gi Ti)", optarg);
             has_gen = 1;
@@ -247,6 +242,9 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             break;
         case 'O':
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "-O '': an empty output path");
+            if (optarg[strlen(optarg) - 1] == '/' && !gs_h5_is_path(optarg))
+                return cli_usage_error(err, errlen, "-O %s: a folder, not a file name", optarg);
+            if (a->out_path) return cli_usage_error(err, errlen, "-O %s: a second output (one -O)", optarg);
             a->out_path = optarg;
             break;
         case OPT_SEED:
@@ -325,9 +323,9 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
     /* the report must not replace the data it reports on (the file of an
      * HDF5 dataset path included) */
     if (a->json_path && strcmp(a->json_path, "-") != 0) {
-        if (a->src.path && same_data_file(a->json_path, a->src.path))
+        if (a->src.path && cli_same_data_file(a->json_path, a->src.path))
             return cli_usage_error(err, errlen, "--json %s: the same file as the input (-i)", a->json_path);
-        if (a->out_path && same_data_file(a->json_path, a->out_path))
+        if (a->out_path && cli_same_data_file(a->json_path, a->out_path))
             return cli_usage_error(err, errlen, "--json %s: the same file as the output (-O)", a->json_path);
     }
     return CLI_EXIT_OK;

@@ -173,14 +173,39 @@ static gs_status open_input_file(gs_run *r)
     return gs_mpi_agree(&ctx->mpi, st);
 }
 
+/* Every rank must have read the same type, count and data offset: ranks
+ * that see different files at one path (a node-local folder) would
+ * otherwise split different arrays, or wait in different collectives. */
+static gs_status agree_input(gs_run *r)
+{
+    const int64_t mine[3] = {(int64_t)r->type, r->n, (int64_t)r->in_offset};
+    int same = 1;
+    for (int i = 0; i < 3; i++) {
+        int64_t most, least_negated;
+        GS_CHECK(gs_mpi_max_i64(&r->ctx->mpi, mine[i], &most));
+        GS_CHECK(gs_mpi_max_i64(&r->ctx->mpi, -mine[i], &least_negated));
+        same = same && most == -least_negated;
+    }
+    if (same) return GS_OK;
+    return gs_fail(r->ctx, GS_ERR_IO, "%s: the ranks do not read the same file there (its element type, count or "
+                   "header differ between ranks): give every rank one file, on a shared file system", r->src->path);
+}
+
 static gs_status open_input(gs_run *r)
 {
-    if (r->src->path) return open_input_file(r);
+    if (r->src->path) {
+        GS_CHECK(open_input_file(r));
+        return agree_input(r);
+    }
     gs_status st = GS_OK;
     if (r->src->count < 0)
         st = gs_fail(r->ctx, GS_ERR_ARG, "negative element count %lld", (long long)r->src->count);
-    if ((unsigned)r->src->type >= GS_TYPE_COUNT)
+    else if ((unsigned)r->src->type >= GS_TYPE_COUNT)
         st = gs_fail(r->ctx, GS_ERR_ARG, "unknown element type %d", (int)r->src->type);
+    /* a scan's output, never narrower, is checked in open_output, naming the file */
+    else if (!r->scan && (uint64_t)r->src->count > (uint64_t)INT64_MAX / gs_type_size(r->src->type))
+        st = gs_fail(r->ctx, GS_ERR_ARG, "%lld %s elements are beyond 2^63 - 1 bytes, the largest size",
+                     (long long)r->src->count, gs_type_name(r->src->type));
     r->type = r->src->type;
     r->n = r->src->count;
     return gs_mpi_agree(&r->ctx->mpi, st);
@@ -506,7 +531,8 @@ static gs_status open_output(gs_run *r, const char *path)
     gs_context *ctx = r->ctx;
     gs_status st = GS_OK;
     if (!path || !*path) st = gs_fail(ctx, GS_ERR_ARG, "scan needs an output file (-O OUT)");
-    else if (r->src->path && (strcmp(path, r->src->path) == 0 || same_file(path, r->src->path)))
+    else if (r->src->path && (strcmp(path, r->src->path) == 0 || same_file(path, r->src->path) ||
+                              gs_h5_is_input(r->in_h5, path)))
         st = gs_fail(ctx, GS_ERR_ARG, "%s: the output would overwrite the input", path);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
     if (gs_h5_is_path(path)) return gs_h5_create(&ctx->mpi, path, r->out_type, r->n, &r->out_h5);
@@ -515,6 +541,9 @@ static gs_status open_output(gs_run *r, const char *path)
     size_t len = 0;
     if (ends_with(path, ".npy")) len = gs_npy_format(header, sizeof header, r->out_type, r->n);
     r->out_offset = len;
+    if ((uint64_t)r->n > ((uint64_t)INT64_MAX - len) / r->out_size)
+        return gs_fail(ctx, GS_ERR_ARG, "%s: %lld %s elements are beyond the largest file offset", path,
+                       (long long)r->n, gs_type_name(r->out_type));
     GS_CHECK(gs_mpiio_create(&ctx->mpi, path, gs_sat_add(len, gs_sat_mul((uint64_t)r->n, r->out_size)), &r->out));
 
     double t0 = gs_now();

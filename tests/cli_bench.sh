@@ -247,4 +247,23 @@ else
     sed -n '1,20s/^/    | /p' "$gs_tmp/stdout" "$gs_tmp/stderr"
 fi
 
+# ---- the files it is given: reports never replace a --read file, and a
+# --read file it cannot read stops it before the sweep -------------------------
+reads=$gs_tmp/reads
+mkdir "$reads"
+mk_npy "$reads/in.npy" "{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }" 12
+cp "$reads/in.npy" "$reads/in.orig"
+# shellcheck disable=SC2317  # called through gs_check
+no_sweep() { [ ! -e "$reads/r.csv" ] && ! grep -q '^# result' "$gs_tmp/stdout"; }
+for np in 1 2; do
+    expect_fail "bench --csv the --read file [$np rank(s)]" "$np" 2 'in\.npy' 'same file as a --read' -- \
+        bench -b 10 -n 1 -w 0 --backend "$be" --read "$reads/in.npy" --csv "$reads/in.npy"
+    expect_fail "bench --json the --read file, spelled ./ [$np rank(s)]" "$np" 2 'in\.npy' 'same file as a --read' -- \
+        bench -b 10 -n 1 -w 0 --backend "$be" --read "$reads/in.npy" --json "$reads/./in.npy"
+    gs_check "bench reports onto the --read file: the file untouched [$np rank(s)]" cmp "$reads/in.npy" "$reads/in.orig"
+    expect_fail "bench --read a missing file [$np rank(s)]" "$np" 1 'missing\.npy' 'no such file' -- \
+        bench -b 10 -n 1 -w 0 --backend "$be" --read "$reads/missing.npy" --csv "$reads/r.csv"
+    gs_check "bench --read a missing file: stopped before the sweep, no report [$np rank(s)]" no_sweep
+done
+
 gs_summary

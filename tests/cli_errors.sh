@@ -130,6 +130,13 @@ bad "size beyond 2^63 -g 10000000000000000000" 2 '10000000000000000000' -- \
     reduce -g 10000000000000000000
 bad "size beyond 2^63 -g 9000000Ti" 2 '9000000Ti' -- reduce -g 9000000Ti
 bad "fractional size -g 1.5k" 2 '1\.5k' -- reduce -g 1.5k
+bad "a blank before the size -g ' 5'" 2 '-g  5' -- reduce -g ' 5'
+bad "a size whose bytes overflow -g 2^63/8 -t f64" 1 '9200000000000000000' 'beyond .* bytes' -- \
+    reduce -g 9200000000000000000 -t f64 --backend "$be"
+bad "two inputs -g -g" 2 '-g 6' 'second input' -- reduce -g 5 -g 6
+bad "two inputs -i -i" 2 'second input' -- reduce -i "$in/data.bin" -i "$in/data.bin" -t i32
+bad "two outputs -O -O" 2 'z\.npy' 'second output' -- scan -g 5 -O "$out/y.npy" -O "$out/z.npy"
+bad "-O a folder's name" 2 'folder' -- scan -g 5 -O "$out/"
 bad "bad seed" 2 'xyz' -- reduce -g 10 --seed xyz
 bad "scan without -O" 2 '-O|output' -- scan -g 10
 bad "unknown kernel variant" 2 'warp-magic' -- reduce -g 10 --algo warp-magic
@@ -188,6 +195,66 @@ done
 ln -s x.npy "$same/link.npy"
 run_np 3 scan -i "$same/x.npy" -O "$same/link.npy" --backend "$be"
 gs_check "output is a symbolic link to the input: input untouched" cmp -s "$same/x.npy" "$gs_tmp/x.orig"
+
+# a run that could not write its report replaces no output: the report's
+# place is checked before the run
+echo precious >"$same/kept.npy"
+for np in 1 3; do
+    expect_fail "--json into a missing folder, with a scan [$np rank(s)]" "$np" 1 'nonexistent-dir' -- \
+        scan -g 10 -O "$same/kept.npy" --json /nonexistent-dir/r.json --backend "$be"
+    expect_same "--json into a missing folder: the old output kept [$np rank(s)]" "$(cat "$same/kept.npy")" precious
+done
+if [ "$(id -u)" -ne 0 ]; then
+    # a file it may not write is not replaced through the folder's permission
+    chmod 444 "$same/kept.npy"
+    expect_fail "scan -O a file it may not write" 2 1 'kept\.npy' 'permission denied' -- \
+        scan -g 10 -O "$same/kept.npy" --backend "$be"
+    expect_same "scan -O a file it may not write: left as it was" "$(cat "$same/kept.npy")" precious
+    chmod 644 "$same/kept.npy"
+else
+    gs_skip "outputs it may not write: root may write any file"
+fi
+rm -f "$same/kept.npy"
+# an input named as a temporary of the output is read, never removed as one
+cp "$same/x.npy" "$same/.y.npy.gstmp.12ab.34cd"
+if expect_ok "an input named like the output's temporary" 2 \
+    scan -i "$same/.y.npy.gstmp.12ab.34cd" -O "$same/y.npy" --backend "$be" -q; then
+    gs_check "an input named like the output's temporary: still there" \
+        cmp "$same/.y.npy.gstmp.12ab.34cd" "$gs_tmp/x.orig"
+fi
+rm -f "$same/.y.npy.gstmp.12ab.34cd" "$same/y.npy"
+
+# ranks that see different files at one path (node-local folders), or where
+# only one rank's check fails: every rank stops with one message, none hangs
+mkdir "$same/a" "$same/b"
+cp "$same/x.npy" "$same/a/in.npy"
+mk_npy "$same/b/in.npy" "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }" 12
+ln -s in.npy "$same/b/r.json"
+# mpmd DESC RC PATTERN -- ARGS-A -- ARGS-B: rank 0 runs ARGS-A in folder a, rank 1 ARGS-B in b
+mpmd() {
+    mpmd_desc=$1 mpmd_rc=$2 mpmd_pattern=$3
+    shift 4
+    mpmd_a=
+    while [ "$1" != -- ]; do mpmd_a="$mpmd_a $1"; shift; done
+    shift
+    # shellcheck disable=SC2086  # ARGS-A are words without blanks
+    timeout -k 10 "$GS_TEST_TIMEOUT" "$GS_MPIRUN" 1 --wdir "$same/a" "$GS_BIN" $mpmd_a --backend "$be" \
+        : -np 1 --wdir "$same/b" "$GS_BIN" "$@" --backend "$be" >"$gs_tmp/stdout" 2>"$gs_tmp/stderr" </dev/null
+    gs_rc=$?
+    if gs_timed_out; then
+        gs_fail "$mpmd_desc" "timed out (a hang?)"
+    elif [ "$gs_rc" -ne "$mpmd_rc" ] || ! grep 'gpuscan: error:' "$gs_tmp/stderr" | grep -Eq "$mpmd_pattern"; then
+        gs_fail "$mpmd_desc" "exit $gs_rc, expected $mpmd_rc and an error matching /$mpmd_pattern/"
+        gs_stderr_tail
+    else
+        gs_pass "$mpmd_desc"
+    fi
+}
+mpmd "--json the input on rank 1 only" 2 'rank 1: --json r\.json: the same file as the input' \
+    -- reduce -i in.npy --json r.json -- reduce -i in.npy --json r.json
+mpmd "ranks reading different files at one path" 1 'in\.npy: the ranks do not read the same file' \
+    -- reduce -i in.npy -- reduce -i in.npy
+expect_same "ranks that disagreed: rank 1's input kept" "$(readlink "$same/b/r.json")" in.npy
 
 # ---- values ---------------------------------------------------------------------------
 bad "min of nothing (-g 0)" 1 'empty|no elements|zero elements' -- reduce -g 0 -o min --backend "$be"

@@ -163,6 +163,24 @@ expect_same "refused outputs: the existing file untouched" "$(cksum <"$outs/mine
 expect_same "refused outputs: no temporary left" "$(ls -A "$outs")" mine.h5
 rm -f "$outs/mine.h5"
 
+# the output may not be the input dataset, however it is spelled; another
+# dataset of the input's file is fine (the file is written as a copy)
+if expect_ok "a file of one dataset" 1 scan -g 10 -t i32 -O "$outs/self.h5:/a" --backend "$be" -q; then
+    sum_before=$(cksum <"$outs/self.h5")
+    for np in 1 2; do
+        expect_fail "-O the input dataset as ./self.h5://a/ [$np rank(s)]" "$np" 1 'self\.h5' 'overwrite the input' \
+            -- scan -i "$outs/self.h5:/a" -O "$outs/./self.h5://a/" --backend "$be"
+        expect_fail "-O the dataset of an input named without it [$np rank(s)]" "$np" 1 'self\.h5' \
+            'overwrite the input' -- scan -i "$outs/self.h5" -O "$outs/self.h5:/a" --backend "$be"
+    done
+    expect_same "-O the input dataset: the file untouched" "$(cksum <"$outs/self.h5")" "$sum_before"
+    expect_same "-O the input dataset: no temporary left" "$(ls -A "$outs")" self.h5
+    expect_ok "-O another dataset of the input's file" 2 \
+        scan -i "$outs/self.h5:/a" -O "$outs/self.h5:/b" --backend "$be" -q &&
+        expect_fail "the file then holds both datasets" 1 1 'self\.h5' '/a, /b' -- reduce -i "$outs/self.h5" --backend "$be"
+fi
+rm -f "$outs/self.h5"
+
 # ---- bad inputs: one clear message on every rank count, nothing written -----------------
 head -c 3000 "$data/x_i32.h5" >"$data/truncated.h5"
 printf 'this is not HDF5 at all' >"$data/text.h5"
