@@ -81,15 +81,25 @@ static gs_status open_backend(gs_context *ctx, gs_backend backend)
     return gs_ring_create(&ctx->be, &ctx->ring, &ctx->err);
 }
 
+/* Threads a rank may have per CPU of its node: OMP_NUM_THREADS beyond that
+ * (100000, say) makes libgomp fail to create the team, and crash. */
+#define GS_THREADS_PER_CPU 16
+
 /* Size the OpenMP team of the CPU backend and of the verify reference:
- * this rank's share of the cores its node's ranks may use (gs_cpu_threads.c).
- * Collective over the node. */
+ * this rank's share of the cores its node's ranks may use (gs_cpu_threads.c),
+ * or the user's OMP_NUM_THREADS within GS_THREADS_PER_CPU per CPU.
+ * Collective over the node; the verdict is the caller's to agree on. */
 static gs_status size_cpu_team(gs_context *ctx)
 {
     unsigned char cpus[GS_CPU_MASK_BYTES];
     const int mine = gs_cpu_affinity(cpus, sizeof cpus);
     GS_CHECK(gs_mpi_node_or_bytes(&ctx->mpi, cpus, sizeof cpus));
-    gs_cpu_set_team(mine, gs_cpu_mask_count(cpus, sizeof cpus), ctx->mpi.local_size);
+    const int node = gs_cpu_mask_count(cpus, sizeof cpus);
+    const int team = gs_cpu_set_team(mine, node, ctx->mpi.local_size);
+    const int most = GS_THREADS_PER_CPU * (node > 1 ? node : 1);
+    if (team > most)
+        return gs_fail(ctx, GS_ERR_ARG, "OMP_NUM_THREADS=%d: more than %d threads per CPU of this node's %d",
+                       team, GS_THREADS_PER_CPU, node);
     return GS_OK;
 }
 
@@ -98,9 +108,9 @@ static gs_status size_cpu_team(gs_context *ctx)
 static gs_status setup(gs_context *ctx, MPI_Comm comm, const gs_config *cfg_in, int allocated)
 {
     GS_CHECK(gs_mpi_setup(&ctx->mpi, comm, &ctx->err));
-    GS_CHECK(size_cpu_team(ctx));
     /* a rank that could not allocate its context says so here, collectively */
     gs_status st = allocated ? GS_OK : gs_fail(ctx, GS_ERR_NOMEM, "%s", no_context);
+    if (gs_mpi_agree(&ctx->mpi, st) == GS_OK) st = size_cpu_team(ctx);
     gs_config cfg;
     if (st == GS_OK && read_config(cfg_in, &cfg) != GS_OK)
         st = gs_fail(ctx, GS_ERR_ARG, "gs_config: not initialised with GS_CONFIG_INIT or gs_config_init");

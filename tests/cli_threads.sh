@@ -47,4 +47,12 @@ expect_same "OMP_NUM_THREADS=3 is obeyed on every rank" "$got" "3 3 "
 got=$(threads_of 0)
 expect_same "OMP_NUM_THREADS=3 is obeyed without mpirun" "$got" "3 "
 
+# far more threads than the node has CPUs (libgomp crashed creating them):
+# refused with a message, on every rank count
+OMP_NUM_THREADS=100000
+for np in 1 2; do
+    expect_fail "OMP_NUM_THREADS=100000 [$np rank(s)]" "$np" 1 'OMP_NUM_THREADS=100000' 'threads per CPU' -- \
+        reduce -g 1000 --backend cpu
+done
+
 gs_summary
