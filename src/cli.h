@@ -94,7 +94,8 @@ typedef void (*cli_write_fn)(FILE *f, const void *data);   /* fills a report */
 /* Write the report `what` ("JSON", "CSV") to path whole or not at all:
  * fill(f, data) writes it into a temporary created exclusively beside the
  * target (never through a link planted there), which gets the target's
- * permissions (a new file's, 0666 less the umask, when there is none) and
+ * permissions (a new file's, 0666 less the umask, when there is none), and
+ * its owner and group where this process may give them, and
  * is renamed over it only once complete; it is removed on failure. A target
  * that exists and is not a regular file (folder, FIFO, device, symbolic
  * link) is refused and left as it is. Returns 0, or -1 with the message,

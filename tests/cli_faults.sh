@@ -103,6 +103,19 @@ if expect_ok "-O an existing file of mode 600: replaced" 1 scan -i "$in/ten.bin"
     expect_same "-O an existing file of mode 600: still 600" "$(stat -c %a "$out/mode.npy")" 600
 fi
 rm -f "$out/mode.npy"
+# as root, a file of another owner keeps its owner and group (and its report too)
+if [ "$(id -u)" -eq 0 ] && printf 'old' >"$out/owned.npy" && printf '{}' >"$out/owned.json" &&
+    chown 65534:65534 "$out/owned.npy" "$out/owned.json" 2>/dev/null; then
+    if expect_ok "-O and --json over another user's files, as root" 2 \
+        scan -i "$in/ten.bin" -t i32 -O "$out/owned.npy" --json "$out/owned.json" --backend "$be" -q; then
+        expect_same "-O over another user's file: owner and group kept" "$(stat -c %u:%g "$out/owned.npy")" 65534:65534
+        expect_same "--json over another user's file: owner and group kept" "$(stat -c %u:%g "$out/owned.json")" \
+            65534:65534
+    fi
+    rm -f "$out/owned.npy" "$out/owned.json"
+else
+    gs_skip "owners kept: needs root"
+fi
 expect_empty_dir "outputs refused: nothing else written" "$out"
 
 # ---- reports that would replace the data ------------------------------------------------
