@@ -397,8 +397,15 @@ int cli_ladder_main(int argc, char **argv)
     cli_ladder_args a;
     char err[256];
     int code = parse_ladder(argc, argv, &a, err, sizeof err);
+    /* the report's place before the ladder's minutes of timing */
+    if (code == CLI_EXIT_OK && !a.help && rank == 0 && a.json_path &&
+        cli_check_report_path(a.json_path, "JSON", err, sizeof err) != 0)
+        code = CLI_EXIT_FAIL;
+    code = cli_agree(code, err, sizeof err);
     if (code != CLI_EXIT_OK) {
-        if (rank == 0) fprintf(stderr, "gpuscan: error: %s\n(gpuscan ladder --help lists the options)\n", err);
+        if (rank == 0)
+            fprintf(stderr, "gpuscan: error: %s\n%s", err,
+                    code == CLI_EXIT_USAGE ? "(gpuscan ladder --help lists the options)\n" : "");
         return code;
     }
     if (a.help) {

@@ -173,6 +173,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 bad "JSON report to an unwritable folder" 1 'nonexistent-dir' -- \
     reduce -i "$in/good.npy" --json /nonexistent-dir/r.json --backend "$be"
+bad "ladder's JSON report to an unwritable folder, found before it runs" 1 'nonexistent-dir' -- \
+    ladder --json /nonexistent-dir/l.json
 
 # the output may not overwrite the input, however the path is spelled
 same=$gs_tmp/same
