@@ -51,18 +51,17 @@ int cli_agree(int code, char *err, size_t errlen)
         return CLI_EXIT_FAIL;
     }
     if (first == size) return CLI_EXIT_OK;
-    char *mine = malloc(errlen);
-    if (mine && rank == first) snprintf(mine, errlen, "%s", err);
-    if (!mine || MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        MPI_Bcast(mine, (int)errlen, MPI_CHAR, first, MPI_COMM_WORLD) != MPI_SUCCESS) {
+    if (MPI_Bcast(&code, 1, MPI_INT, first, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        MPI_Bcast(err, (int)errlen, MPI_CHAR, first, MPI_COMM_WORLD) != MPI_SUCCESS) {
         snprintf(err, errlen, "rank %d stopped on its arguments (its message could not be shared)", first);
-        free(mine);
         return CLI_EXIT_FAIL;
     }
-    mine[errlen - 1] = '\0';
-    if (first == 0) snprintf(err, errlen, "%s", mine);
-    else snprintf(err, errlen, "rank %d: %s", first, mine);
-    free(mine);
+    err[errlen - 1] = '\0';
+    if (first != 0) {
+        char theirs[512];
+        snprintf(theirs, sizeof theirs, "%s", err);
+        snprintf(err, errlen, "rank %d: %s", first, theirs);
+    }
     return code;
 }
 
