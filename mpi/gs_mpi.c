@@ -235,6 +235,28 @@ gs_status gs_mpi_agree(gs_mpi *m, gs_status mine)
     return (gs_status)pair.status;
 }
 
+gs_status gs_mpi_agree_call(gs_mpi *m, gs_status mine, int64_t call)
+{
+    /* one reduction for both: the lowest failing rank (its rank above its
+     * status, ranks that succeeded as `size`) as the minimum, and the call
+     * as a maximum and a minimum, which differ when the ranks' calls do */
+    const int64_t key = mine != GS_OK ? (int64_t)m->rank << 32 | (uint32_t)mine : (int64_t)m->size << 32;
+    int64_t v[3] = {-key, call, -call};
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MAX, m->comm));
+    int first = (int)(-v[0] >> 32);
+    gs_status agreed = (gs_status)(uint32_t)(-v[0] & 0xffffffff);
+    if (v[1] != -v[2]) {   /* every rank sees it: rank 0's words for all */
+        gs_err_set(m->err, GS_ERR_ARG, "the ranks made different calls: every rank must pass the same "
+                   "operation, element type and scan kind to a collective call");
+        first = 0;
+        agreed = GS_ERR_ARG;
+    }
+    if (first == m->size) return GS_OK;
+    GS_MPI_CALL(m, MPI_Bcast, (m->err->msg, GS_ERRMSG_LEN, MPI_CHAR, first, m->comm));
+    m->err->msg[GS_ERRMSG_LEN - 1] = '\0';
+    return agreed;
+}
+
 gs_status gs_mpi_allreduce_acc(gs_mpi *m, gs_type type, gs_op op, gs_acc *acc)
 {
     MPI_Datatype mpi_type;

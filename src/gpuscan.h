@@ -10,8 +10,11 @@
  *  - every function that can fail returns a gs_status; GS_OK is 0. After a
  *    failure gs_context_error() holds a message naming the rank and cause.
  *  - functions marked "collective" must be called by every rank of the
- *    context's communicator; they agree on success before returning, so all
- *    ranks return the same status and none is left waiting.
+ *    context's communicator, with the same operation, element type, scan
+ *    kind and (for runs) source; only shards and counts differ. They agree
+ *    on success before returning, so all ranks return the same status and
+ *    none is left waiting; ranks that pass different operations, types or
+ *    kinds all get GS_ERR_ARG, before any step that depends on them.
  *  - element counts and offsets are 64-bit everywhere.
  *  - threads: a context is used by one thread at a time (calls on one context
  *    from several threads at once must be serialised by the caller, as for an
@@ -112,8 +115,8 @@ typedef struct gs_config {
     size_t device_mem_cap;    /* 0: no cap; else bytes of backend memory (device memory,
                                  or host memory on the CPU backend) a run may take */
     const char *reduce_kernel;/* NULL or "default": the tuned kernels; else the name of
-                                 a teaching variant of the CUDA backend (`gpuscan ladder
-                                 --list`); the string is copied */
+                                 a teaching variant of the CUDA backend (`gpuscan --help`
+                                 lists them under --algo); the string is copied */
     const char *scan_kernel;  /* likewise for scans */
     int exact;                /* 1: f32/f64 sums and prefix sums exact, rounded once
                                  (docs/SEMANTICS.md); float products then fail with
@@ -131,7 +134,8 @@ GS_API void gs_config_init(gs_config *cfg);
  * Every rank returns the same status. On failure *ctx is still returned
  * where it could be allocated, so that gs_context_error() can be read
  * (without one, gs_context_error(NULL) names the cause); release it with
- * gs_context_destroy(). */
+ * gs_context_destroy(). A NULL ctx, or MPI_COMM_NULL, is GS_ERR_ARG at
+ * once, with no message and no collective step. */
 #ifndef GPUSCAN_NO_MPI
 GS_API gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **ctx);
 #endif

@@ -134,7 +134,10 @@ static gs_status setup(gs_context *ctx, MPI_Comm comm, const gs_config *cfg_in, 
 
 gs_status gs_context_create(MPI_Comm comm, const gs_config *cfg, gs_context **out)
 {
+    /* nothing to report a message in, and no ranks to agree with */
+    if (!out) return GS_ERR_ARG;
     *out = NULL;
+    if (comm == MPI_COMM_NULL) return GS_ERR_ARG;
     gs_context *ctx = calloc(1, sizeof *ctx);
     /* without memory this rank still takes part in every collective step,
      * on a context of its own stack, and reports why */

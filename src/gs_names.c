@@ -59,7 +59,7 @@ static int find_name(const char *const *names, int count, const char *name)
 gs_status gs_type_from_name(const char *name, gs_type *t)
 {
     int i = find_name(type_names, GS_TYPE_COUNT, name);
-    if (i < 0) return GS_ERR_ARG;
+    if (i < 0 || !t) return GS_ERR_ARG;
     *t = (gs_type)i;
     return GS_OK;
 }
@@ -67,7 +67,7 @@ gs_status gs_type_from_name(const char *name, gs_type *t)
 gs_status gs_op_from_name(const char *name, gs_op *op)
 {
     int i = find_name(op_names, GS_OP_COUNT, name);
-    if (i < 0) return GS_ERR_ARG;
+    if (i < 0 || !op) return GS_ERR_ARG;
     *op = (gs_op)i;
     return GS_OK;
 }
@@ -75,7 +75,7 @@ gs_status gs_op_from_name(const char *name, gs_op *op)
 gs_status gs_backend_from_name(const char *name, gs_backend *b)
 {
     int i = find_name(backend_names, 3, name);
-    if (i < 0) return GS_ERR_ARG;
+    if (i < 0 || !b) return GS_ERR_ARG;
     *b = (gs_backend)i;
     return GS_OK;
 }
@@ -108,6 +108,9 @@ const char *gs_build_info(void)
 #ifdef _OPENMP
            ", openmp"
 #endif
+#ifdef HAVE_HDF5
+           ", hdf5"
+#endif
            ", mpi";
 }
 
@@ -123,7 +126,7 @@ const char *gs_algo_name(gs_algo a)
 
 gs_status gs_algo_from_name(const char *name, gs_algo *a)
 {
-    for (int i = 0; name && i < GS_ALGO_COUNT; i++) {
+    for (int i = 0; name && a && i < GS_ALGO_COUNT; i++) {
         if (strcmp(name, algo_names[i]) == 0) {
             *a = (gs_algo)i;
             return GS_OK;

@@ -119,6 +119,8 @@ static gs_status open_input_file(gs_run *r)
 {
     gs_context *ctx = r->ctx;
     const char *path = r->src->path;
+    if (r->src->type_given && (unsigned)r->src->type >= GS_TYPE_COUNT)
+        return gs_mpi_agree(&ctx->mpi, gs_fail(ctx, GS_ERR_ARG, "unknown element type %d", (int)r->src->type));
     if (gs_h5_is_path(path)) return open_input_h5(r);
     GS_CHECK(check_input_path(ctx, path));
     GS_CHECK(gs_mpiio_open_read(&ctx->mpi, path, &r->in));
@@ -173,30 +175,40 @@ static gs_status open_input_file(gs_run *r)
     return gs_mpi_agree(&ctx->mpi, st);
 }
 
-/* Every rank must have read the same type, count and data offset: ranks
- * that see different files at one path (a node-local folder) would
- * otherwise split different arrays, or wait in different collectives. */
-static gs_status agree_input(gs_run *r)
+/* 1 when every rank holds the same `count` values in `mine`. Collective. */
+static gs_status all_same(gs_run *r, const int64_t *mine, int count, int *same)
 {
-    const int64_t mine[3] = {(int64_t)r->type, r->n, (int64_t)r->in_offset};
-    int same = 1;
-    for (int i = 0; i < 3; i++) {
+    *same = 1;
+    for (int i = 0; i < count; i++) {
         int64_t most, least_negated;
         GS_CHECK(gs_mpi_max_i64(&r->ctx->mpi, mine[i], &most));
         GS_CHECK(gs_mpi_max_i64(&r->ctx->mpi, -mine[i], &least_negated));
-        same = same && most == -least_negated;
+        *same = *same && most == -least_negated;
     }
-    if (same) return GS_OK;
+    return GS_OK;
+}
+
+/* Every rank must have the same array and the same call: ranks that see
+ * different files at one path (a node-local folder), or a program that
+ * passes ranks different sources or operations, would otherwise split
+ * different arrays, or wait in different collectives. */
+static gs_status agree_input(gs_run *r)
+{
+    const int64_t call[4] = {r->op, r->kind, r->src->path ? 0 : (int64_t)r->src->seed, r->src->path ? 0 : r->n};
+    const int64_t file[3] = {(int64_t)r->type, r->n, (int64_t)r->in_offset};
+    int same_call, same_file;
+    GS_CHECK(all_same(r, call, 4, &same_call));
+    GS_CHECK(all_same(r, file, 3, &same_file));
+    if (!same_call)
+        return gs_fail(r->ctx, GS_ERR_ARG, "the ranks made different calls: every rank must pass the same "
+                       "operation, scan kind and source (path, or count, type and seed)");
+    if (same_file) return GS_OK;
     return gs_fail(r->ctx, GS_ERR_IO, "%s: the ranks do not read the same file there (its element type, count or "
                    "header differ between ranks): give every rank one file, on a shared file system", r->src->path);
 }
 
-static gs_status open_input(gs_run *r)
+static gs_status open_generated(gs_run *r)
 {
-    if (r->src->path) {
-        GS_CHECK(open_input_file(r));
-        return agree_input(r);
-    }
     gs_status st = GS_OK;
     if (r->src->count < 0)
         st = gs_fail(r->ctx, GS_ERR_ARG, "negative element count %lld", (long long)r->src->count);
@@ -209,6 +221,12 @@ static gs_status open_input(gs_run *r)
     r->type = r->src->type;
     r->n = r->src->count;
     return gs_mpi_agree(&r->ctx->mpi, st);
+}
+
+static gs_status open_input(gs_run *r)
+{
+    GS_CHECK(r->src->path ? open_input_file(r) : open_generated(r));
+    return agree_input(r);
 }
 
 /* ---- each chunk through ---------------------------------------------------------- */
@@ -476,6 +494,7 @@ static gs_status reduce_run(gs_run *r, gs_value *result, gs_report *report, doub
 {
     gs_context *ctx = r->ctx;
     GS_CHECK(check_op(ctx, r->op));
+    if (!result) return gs_mpi_agree(&ctx->mpi, gs_fail(ctx, GS_ERR_ARG, "NULL result"));
     GS_CHECK(open_input(r));
     shape(r);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, gs_exact_check(ctx, r->type, r->op)));
@@ -625,6 +644,8 @@ static gs_status scan_run(gs_run *r, const char *out_path, gs_report *report, do
 {
     gs_context *ctx = r->ctx;
     GS_CHECK(check_op(ctx, r->op));
+    if (r->kind != GS_INCLUSIVE && r->kind != GS_EXCLUSIVE)
+        return gs_mpi_agree(&ctx->mpi, gs_fail(ctx, GS_ERR_ARG, "unknown scan kind %d", (int)r->kind));
     GS_CHECK(open_input(r));
     shape(r);
     GS_CHECK(gs_mpi_agree(&ctx->mpi, gs_exact_check(ctx, r->type, r->op)));

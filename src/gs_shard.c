@@ -57,6 +57,13 @@ gs_status gs_exact_check(gs_context *ctx, gs_type type, gs_op op)
     return GS_OK;
 }
 
+/* What every rank's call must agree on (gs_mpi_agree_call): which call,
+ * its operation, element type and scan kind (reductions: 0). */
+static int64_t call_key(int scan, gs_op op, gs_type type, gs_scan_kind kind)
+{
+    return (int64_t)scan << 48 | (int64_t)(uint32_t)op << 32 | (int64_t)(uint16_t)type << 16 | (uint16_t)kind;
+}
+
 static gs_status check_args(gs_context *ctx, gs_op op, gs_type type, const void *p, int64_t count)
 {
     if ((unsigned)type >= GS_TYPE_COUNT) return gs_fail(ctx, GS_ERR_ARG, "unknown element type %d", (int)type);
@@ -109,7 +116,7 @@ static gs_status reduce_exact(gs_context *ctx, gs_status st, gs_type type, const
 {
     gs_exact total;
     if (st == GS_OK) st = shard_exact(ctx, type, GS_INCLUSIVE, shard, NULL, count, &total);
-    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(gs_mpi_agree_call(&ctx->mpi, st, call_key(0, GS_SUM, type, 0)));
     GS_CHECK(gs_mpi_allreduce_exact(&ctx->mpi, &total));
     result->type = GS_F64;
     result->v.f = gs_exact_round_f64(&total);
@@ -126,7 +133,7 @@ static gs_status scan_exact(gs_context *ctx, gs_status st, gs_type type, gs_scan
     if (ctx->mpi.size > 1) {
         gs_exact total;
         if (st == GS_OK) st = shard_exact(ctx, type, kind, in, NULL, count, &total);
-        GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+        GS_CHECK(gs_mpi_agree_call(&ctx->mpi, st, call_key(1, GS_SUM, type, kind)));
         GS_CHECK(gs_mpi_exscan_exact(&ctx->mpi, &total, &carry));
     }
     if (st == GS_OK && count > 0 && backend_reads(ctx, in) != backend_reads(ctx, out))
@@ -139,10 +146,11 @@ gs_status gs_reduce(gs_context *ctx, gs_op op, gs_type type, const void *shard, 
                     gs_value *result)
 {
     gs_status st = check_args(ctx, op, type, shard, count);
+    if (st == GS_OK && !result) st = gs_fail(ctx, GS_ERR_ARG, "NULL result");
     if (gs_exact_applies(ctx, type, op)) return reduce_exact(ctx, st, type, shard, count, result);
     gs_acc partial;
     if (st == GS_OK) st = shard_partial(ctx, type, op, shard, count, &partial);
-    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(gs_mpi_agree_call(&ctx->mpi, st, call_key(0, op, type, 0)));
     int64_t n_total = 0;
     GS_CHECK(gs_mpi_allreduce_acc(&ctx->mpi, type, op, &partial));
     GS_CHECK(gs_mpi_sum_i64(&ctx->mpi, count, &n_total));
@@ -158,6 +166,8 @@ gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind, co
                   void *out, int64_t count)
 {
     gs_status st = check_args(ctx, op, type, in, count);
+    if (st == GS_OK && kind != GS_INCLUSIVE && kind != GS_EXCLUSIVE)
+        st = gs_fail(ctx, GS_ERR_ARG, "unknown scan kind %d", (int)kind);
     if (st == GS_OK && count > 0 && !out) st = gs_fail(ctx, GS_ERR_ARG, "NULL scan output");
     if (gs_exact_applies(ctx, type, op)) return scan_exact(ctx, st, type, kind, in, out, count);
     /* the rank's offset: combine the totals of lower ranks (one reduction
@@ -165,7 +175,7 @@ gs_status gs_scan(gs_context *ctx, gs_op op, gs_type type, gs_scan_kind kind, co
     gs_acc carry = gs_acc_identity(type, op);
     const int size = ctx->mpi.size;
     if (st == GS_OK && size > 1) st = shard_partial(ctx, type, op, in, count, &carry);
-    GS_CHECK(gs_mpi_agree(&ctx->mpi, st));
+    GS_CHECK(gs_mpi_agree_call(&ctx->mpi, st, call_key(1, op, type, kind)));
     if (size > 1)
         GS_CHECK(gs_mpi_exscan_carry(&ctx->mpi, type, op, gs_acc_scan_carry(type, op, carry), &carry));
 

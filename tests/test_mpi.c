@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpuscan.h"
 #include "gs_gen.h"
 #include "gs_mpi.h"
 #include "gs_test.h"
@@ -593,6 +594,53 @@ typedef struct named_test {
     CU_TestFunc run;
 } named_test;
 
+/* ---- the library's collective calls ------------------------------------------- */
+
+/* Ranks that pass a collective call different operations, types or scan
+ * kinds (rank 0 one, the others another; the exact path beside the plain
+ * one included) all get GS_ERR_ARG with the same message, before any step
+ * that depends on them; then a call that agrees runs as usual. And the
+ * arguments no rank can agree on: a NULL context pointer, MPI_COMM_NULL,
+ * an unknown scan kind. */
+static void test_calls_must_match(void)
+{
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    gs_config cfg = GS_CONFIG_INIT;
+    cfg.backend = GS_BACKEND_CPU;
+    CU_ASSERT_EQUAL(gs_context_create(MPI_COMM_WORLD, &cfg, NULL), GS_ERR_ARG);
+    gs_context *bad = NULL;
+    CU_ASSERT_EQUAL(gs_context_create(MPI_COMM_NULL, &cfg, &bad), GS_ERR_ARG);
+    CU_ASSERT_PTR_NULL(bad);
+    for (int exact = 0; exact < 2; exact++) {
+        cfg.exact = exact;
+        gs_context *ctx = NULL;
+        CU_ASSERT_EQUAL_FATAL(gs_context_create(MPI_COMM_WORLD, &cfg, &ctx), GS_OK);
+        double x[5] = {1, 1, 1, 1, 1}, y[5];
+        const int other = rank > 0;
+        gs_value v;
+        const gs_status type_differs = gs_reduce(ctx, GS_SUM, other ? GS_F64 : GS_I64, x, 5, &v);
+        const gs_status op_differs = gs_reduce(ctx, other ? GS_MAX : GS_SUM, GS_F64, x, 5, &v);
+        const gs_status kind_differs = gs_scan(ctx, GS_SUM, GS_F64, other ? GS_EXCLUSIVE : GS_INCLUSIVE, x, y, 5);
+        const gs_status call_differs = other ? gs_scan(ctx, GS_SUM, GS_F64, GS_INCLUSIVE, x, y, 5)
+                                             : gs_reduce(ctx, GS_SUM, GS_F64, x, 5, &v);
+        if (size > 1) {
+            CU_ASSERT_EQUAL(type_differs, GS_ERR_ARG);
+            CU_ASSERT_EQUAL(op_differs, GS_ERR_ARG);
+            CU_ASSERT_EQUAL(kind_differs, GS_ERR_ARG);
+            CU_ASSERT_EQUAL(call_differs, GS_ERR_ARG);
+            CU_ASSERT_PTR_NOT_NULL(strstr(gs_context_error(ctx), "different calls"));
+            CU_ASSERT(same_on_all_ranks(gs_context_error(ctx)));
+        }
+        CU_ASSERT_EQUAL(gs_scan(ctx, GS_SUM, GS_F64, (gs_scan_kind)5, x, y, 5), GS_ERR_ARG);
+        CU_ASSERT_EQUAL(gs_reduce(ctx, GS_SUM, GS_F64, x, 5, NULL), GS_ERR_ARG);
+        CU_ASSERT_EQUAL(gs_reduce(ctx, GS_SUM, GS_F64, x, 5, &v), GS_OK);
+        CU_ASSERT_EQUAL(v.v.f, 5.0 * size);
+        gs_context_destroy(ctx);
+    }
+}
+
 static int add_suite(const char *name, CU_InitializeFunc init, CU_CleanupFunc cleanup,
                      const named_test *tests)
 {
@@ -633,7 +681,12 @@ static int register_mpi_layer_suites(void)
         {"a short read fails every rank", test_io_short_read},
         {NULL, NULL},
     };
+    static const named_test calls[] = {
+        {"ranks that make different calls all fail, and then agree", test_calls_must_match},
+        {NULL, NULL},
+    };
     return add_suite("mpi: set-up", mpi_ctx_open, mpi_ctx_close, setup)
+        || add_suite("library: collective calls", NULL, NULL, calls)
         || add_suite("mpi: agreement", mpi_ctx_open, mpi_ctx_close, agree)
         || add_suite("mpi: combines", mpi_ctx_open, mpi_ctx_close, combines)
         || add_suite("mpi: MPI-IO", io_dir_make, io_dir_remove, io);
