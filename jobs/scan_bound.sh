@@ -50,7 +50,8 @@ mkdir -p "$results"
     "so the distributed figures are not those of $ranks separate GPUs"
 
 failed=0
-# bench_time P ELEMENTS NAME ARGS...: the median time (µs) of one bench row
+# bench_time P ELEMENTS NAME ARGS...: the median time (µs) of one bench row;
+# nan when the run failed (it runs in $(...): the caller checks for nan)
 bench_time() {
     local np=$1 elements=$2 name=$3
     shift 3
@@ -58,14 +59,14 @@ bench_time() {
     if ! "${GS_LAUNCH[@]}" bench -b "$elements" -t "$type" -o sum -n 10 -w 3 -c 1 --csv "$results/$name.csv" "$@" \
         >"$results/$name.txt" 2>&1; then
         gs_why_failed "$results/$name.txt" "$np"
-        failed=1
         echo nan
         return
     fi
     awk -F, 'NR == 2 { print $9 }' "$results/$name.csv"
 }
 # scan_seconds P IN OUT NAME: wall seconds of `gpuscan scan -i IN -O OUT` (a
-# second run, the first warms the page cache), and its read + write seconds
+# second run, the first warms the page cache), and its read + write seconds;
+# nan when a run failed
 scan_seconds() {
     local np=$1 in=$2 out=$3 name=$4
     gs_launch "$np" 1
@@ -74,7 +75,6 @@ scan_seconds() {
         if ! "${GS_LAUNCH[@]}" scan -i "$in" -O "$out" --resident --json "$results/$name.json" \
             >"$results/$name-$run.txt" 2>&1; then
             gs_why_failed "$results/$name-$run.txt" "$np"
-            failed=1
             echo "nan nan 0"
             return
         fi
@@ -106,6 +106,10 @@ if [ "$files" = 1 ]; then
         failed=1
     fi
 fi
+
+for t in "$t_reduce" "$t_scan" "$t_dist" "${s1:-}" "${sr:-}"; do
+    [ "$t" != nan ] || failed=1
+done
 
 # the table: bound/measured is 1 at the bound (for file rows: the share of
 # the run that is the file's read and the output's write); "one rank" is

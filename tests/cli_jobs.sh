@@ -111,6 +111,10 @@ else
     gs_fail "scan_bound.sh -n 100003 -r 2" "exit $?"
     gs_stderr_tail
 fi
+# runs that fail (an unknown type): exit 1, whatever the table shows
+GPUSCAN=$GS_BIN MPIRUN=$gs_tmp/mpirun_np TMPDIR=$gs_tmp/bound-tmp timeout -k 10 "$GS_TEST_TIMEOUT" \
+    bash "$jobs/scan_bound.sh" -n 1000 -r 2 -t f16 -F -o "$gs_tmp/bound-bad" >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"
+expect_same "scan_bound.sh whose runs fail: exit 1" "$?" 1
 GPUSCAN=$GS_BIN bash "$jobs/scan_bound.sh" -r 1 >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"
 gs_rc=$?
 expect_same "scan_bound.sh -r 1: a usage error that says why" \
