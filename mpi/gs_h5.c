@@ -621,7 +621,8 @@ static gs_status transfer(gs_mpi *m, gs_h5 *h, uint64_t offset, void *buf, uint6
 /* ---- the output against the input (local) ------------------------------------ */
 
 /* `path`'s dataset as HDF5 resolves it from the root: one '/' before each
- * name, none after the last; 0 when it does not fit `cap` bytes. */
+ * name, none after the last, no "." (the group itself); 0 when it does not
+ * fit `cap` bytes. */
 static int canonical_dataset(const char *path, char *out, size_t cap)
 {
     size_t at = 0;
@@ -629,6 +630,10 @@ static int canonical_dataset(const char *path, char *out, size_t cap)
         while (*c == '/') c++;
         const size_t n = strcspn(c, "/");
         if (n == 0) break;
+        if (n == 1 && *c == '.') {
+            c++;
+            continue;
+        }
         if (at + n + 2 > cap) return 0;
         out[at++] = '/';
         memcpy(out + at, c, n);

@@ -168,8 +168,8 @@ rm -f "$outs/mine.h5"
 if expect_ok "a file of one dataset" 1 scan -g 10 -t i32 -O "$outs/self.h5:/a" --backend "$be" -q; then
     sum_before=$(cksum <"$outs/self.h5")
     for np in 1 2; do
-        expect_fail "-O the input dataset as ./self.h5://a/ [$np rank(s)]" "$np" 1 'self\.h5' 'overwrite the input' \
-            -- scan -i "$outs/self.h5:/a" -O "$outs/./self.h5://a/" --backend "$be"
+        expect_fail "-O the input dataset as ./self.h5://./a/ [$np rank(s)]" "$np" 1 'self\.h5' 'overwrite the input' \
+            -- scan -i "$outs/self.h5:/a" -O "$outs/./self.h5://./a/" --backend "$be"
         expect_fail "-O the dataset of an input named without it [$np rank(s)]" "$np" 1 'self\.h5' \
             'overwrite the input' -- scan -i "$outs/self.h5" -O "$outs/self.h5:/a" --backend "$be"
     done
