@@ -154,20 +154,42 @@ static int64_t block_begin(int64_t n, int nb, int b)
 }
 
 
-gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n)
+/* One serial pass over a block of m elements, into the block's part. */
+typedef void block_pass(gs_type type, gs_op op, const void *in, int64_t m, void *part);
+
+/* `pass` over each of the nb blocks of in[0..n) in parallel, block b's
+ * into parts + b * part_size. */
+static void each_block(int nb, gs_type type, gs_op op, const void *in, int64_t n, block_pass *pass, void *parts,
+                       size_t part_size)
 {
-    const int nb = parallel_blocks(n);
-    gs_acc *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
-    if (!part) return gs_verify_reduce_ref_serial(type, op, in, n);
     const size_t size = (size_t)gs_type_bytes(type);
 #ifdef _OPENMP
 #pragma omp parallel for schedule(dynamic, 1)
 #endif
     for (int b = 0; b < nb; b++) {
         const int64_t first = block_begin(n, nb, b);
-        part[b] = gs_verify_reduce_ref_serial(type, op, (const char *)in + (size_t)first * size,
-                                              block_begin(n, nb, b + 1) - first);
+        pass(type, op, (const char *)in + (size_t)first * size, block_begin(n, nb, b + 1) - first,
+             (char *)parts + (size_t)b * part_size);
     }
+}
+
+static void reduce_pass(gs_type type, gs_op op, const void *in, int64_t m, void *part)
+{
+    *(gs_acc *)part = gs_verify_reduce_ref_serial(type, op, in, m);
+}
+
+static void abs_sum_pass(gs_type type, gs_op op, const void *in, int64_t m, void *part)
+{
+    (void)op;
+    *(double *)part = gs_verify_abs_sum_serial(type, in, m);
+}
+
+gs_acc gs_verify_reduce_ref(gs_type type, gs_op op, const void *in, int64_t n)
+{
+    const int nb = parallel_blocks(n);
+    gs_acc *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
+    if (!part) return gs_verify_reduce_ref_serial(type, op, in, n);
+    each_block(nb, type, op, in, n, reduce_pass, part, sizeof *part);
     gs_acc acc = part[0];
     for (int b = 1; b < nb; b++) acc = gs_acc_combine(type, op, acc, part[b]);
     free(part);
@@ -179,15 +201,7 @@ double gs_verify_abs_sum(gs_type type, const void *in, int64_t n)
     const int nb = gs_type_is_float(type) ? parallel_blocks(n) : 1;
     double *part = nb > 1 ? malloc((size_t)nb * sizeof *part) : NULL;
     if (!part) return gs_verify_abs_sum_serial(type, in, n);
-    const size_t size = (size_t)gs_type_bytes(type);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (int b = 0; b < nb; b++) {
-        const int64_t first = block_begin(n, nb, b);
-        part[b] = gs_verify_abs_sum_serial(type, (const char *)in + (size_t)first * size,
-                                           block_begin(n, nb, b + 1) - first);
-    }
+    each_block(nb, type, GS_SUM, in, n, abs_sum_pass, part, sizeof *part);
     double sum = 0.0;
     for (int b = 0; b < nb; b++) sum += part[b];
     free(part);
@@ -230,6 +244,13 @@ static void reduce_exact_serial(gs_type type, const void *in, int64_t n, gs_exac
     }
 }
 
+static void exact_pass(gs_type type, gs_op op, const void *in, int64_t m, void *part)
+{
+    (void)op;
+    gs_exact_clear(part);
+    reduce_exact_serial(type, in, m, part);
+}
+
 /* Blocks summed apart and merged: exact sums do not depend on the order. */
 void gs_verify_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *acc)
 {
@@ -239,16 +260,7 @@ void gs_verify_reduce_exact(gs_type type, const void *in, int64_t n, gs_exact *a
         reduce_exact_serial(type, in, n, acc);
         return;
     }
-    const size_t size = (size_t)gs_type_bytes(type);
-#ifdef _OPENMP
-#pragma omp parallel for schedule(dynamic, 1)
-#endif
-    for (int b = 0; b < nb; b++) {
-        const int64_t first = block_begin(n, nb, b);
-        gs_exact_clear(&part[b]);
-        reduce_exact_serial(type, (const char *)in + (size_t)first * size, block_begin(n, nb, b + 1) - first,
-                            &part[b]);
-    }
+    each_block(nb, type, GS_SUM, in, n, exact_pass, part, sizeof *part);
     for (int b = 0; b < nb; b++) gs_exact_merge(acc, &part[b]);
     free(part);
 }

@@ -94,6 +94,16 @@ static void set_threads(int threads)
 #endif
 }
 
+/* The team size set_threads would restore. */
+static int team_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
 /* Every op of `type` at every test size and every case thread count: the
  * reduction, and both scans from the identity and from a random carry.
  * Sizes alternate between plain and extreme data. */
@@ -840,11 +850,7 @@ static void test_verify_parallel_matches_serial(void)
     } cases[] = {{GS_I64, GS_SUM}, {GS_U32, GS_SUM}, {GS_I32, GS_SUM}, {GS_I32, GS_MAX},
                  {GS_U64, GS_PROD}, {GS_I64, GS_MIN}, {GS_F64, GS_SUM}, {GS_F32, GS_SUM}};
     static const int threads[] = {2, 3, 4};
-#ifdef _OPENMP
-    const int saved_threads = omp_get_max_threads();
-#else
-    const int saved_threads = 1;
-#endif
+    const int saved_threads = team_threads();
     for (int c = 0; c < (int)(sizeof cases / sizeof cases[0]); c++) {
         const gs_type type = cases[c].type;
         const gs_op op = cases[c].op;
@@ -1341,11 +1347,7 @@ static void test_verify_exact_parallel_matches_serial(void)
 {
     const int64_t n = 3 * GS_VERIFY_PARALLEL_MIN + 5, n1 = n - 77;
     static const int threads[] = {2, 3, 4};
-#ifdef _OPENMP
-    const int saved_threads = omp_get_max_threads();
-#else
-    const int saved_threads = 1;
-#endif
+    const int saved_threads = team_threads();
     gs_exact carry_in = exact_of(3.0);
     gs_exact_add_f64(&carry_in, 0x1p-60);
     srand(23);
