@@ -35,22 +35,30 @@ gs_elements() {
         echo "not an element count: '$1'" >&2
         return 1
     fi
-    digits=$((10#$digits))
+    local scale
     case $suffix in
-        '') echo "$digits" ;;
-        k | K) echo $((digits * 1000)) ;;
-        M) echo $((digits * 1000000)) ;;
-        G) echo $((digits * 1000000000)) ;;
-        T) echo $((digits * 1000000000000)) ;;
-        Ki) echo $((digits << 10)) ;;
-        Mi) echo $((digits << 20)) ;;
-        Gi) echo $((digits << 30)) ;;
-        Ti) echo $((digits << 40)) ;;
+        '') scale=1 ;;
+        k | K) scale=1000 ;;
+        M) scale=1000000 ;;
+        G) scale=1000000000 ;;
+        T) scale=1000000000000 ;;
+        Ki) scale=$((1 << 10)) ;;
+        Mi) scale=$((1 << 20)) ;;
+        Gi) scale=$((1 << 30)) ;;
+        Ti) scale=$((1 << 40)) ;;
         *)
             echo "not an element count: '$1' (suffixes k M G T Ki Mi Gi Ti)" >&2
             return 1
             ;;
     esac
+    # bash's arithmetic wraps at 2^63: refuse what does not fit
+    digits=${digits#"${digits%%[!0]*}"}
+    if [ "${#digits}" -gt 19 ] || { [ -n "$digits" ] && [ $((10#$digits)) -lt 0 ]; } ||
+        { [ -n "$digits" ] && [ $((10#$digits)) -gt $((0x7fffffffffffffff / scale)) ]; }; then
+        echo "not an element count: '$1' (beyond 2^63 - 1)" >&2
+        return 1
+    fi
+    echo $((10#${digits:-0} * scale))
 }
 
 # gs_gpu_count: the GPUs nvidia-smi lists here (0 without a driver).

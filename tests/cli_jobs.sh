@@ -120,6 +120,13 @@ gs_rc=$?
 expect_same "scan_bound.sh -r 1: a usage error that says why" \
     "$gs_rc:$(grep -c 'at least 2 ranks' "$gs_tmp/stderr")" "2:1"
 
+# element counts of the scripts: suffixes, and no silent wrap past 2^63 - 1
+# shellcheck source=jobs/scaling_lib.sh
+expect_same "gs_elements: counts, and those beyond 2^63 - 1 refused" \
+    "$(. "$jobs/scaling_lib.sh" && for c in 0 4Gi 3k 9223372036854775807 8796093022208Mi 18446744073709551617; do
+        gs_elements "$c" 2>/dev/null || echo refused
+    done | tr '\n' ' ')" "0 4294967296 3000 9223372036854775807 refused refused "
+
 # the scaling table keeps the bench's exact rows a series of their own
 printf '%s\n' study,kind,type,op,mode,ranks,elements,time_us,gbps_rank,gbps_total,ceiling_pct,wrong,exact \
     strong,reduce,f32,sum,resident,1,100,10,1,1,1,0,no strong,reduce,f32,sum,resident,1,100,30,1,1,1,0,yes \
