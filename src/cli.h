@@ -109,6 +109,9 @@ int cli_check_report_path(const char *path, const char *what, char *err, size_t 
 /* The same, except that path "-" is stdout. */
 int cli_write_report(const char *path, const char *what, cli_write_fn fill, const void *data,
                      char *err, size_t errlen);
+/* A finite double with `digits` significant digits, always as a float
+ * ("0.0", not "0", which Python's json would read as an int). */
+void cli_format_real(char *buf, size_t len, double v, int digits);
 /* text as a JSON string, quotes included: '"' and '\' escaped, control
  * characters as \uXXXX, bytes that are not UTF-8 as \ufffd; NULL as null.
  * Every string from outside the program (host and device names, paths,

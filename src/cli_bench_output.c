@@ -167,8 +167,11 @@ void cli_bench_write_json(FILE *f, const void *data)
         cli_json_string(f, r->device >= 0 ? r->device_name : "cpu");
         fprintf(f, ", \"pci_bus_id\": ");
         cli_json_string(f, r->pci_bus_id);
-        fprintf(f, ", \"copy_gbps\": %.6g, \"h2d_gbps\": %.6g, \"duplex_gbps\": %.6g}", rep->ceilings[i].copy_gbps,
-                rep->ceilings[i].h2d_gbps, rep->ceilings[i].duplex_gbps);
+        char copy[40], h2d[40], duplex[40];
+        cli_format_real(copy, sizeof copy, rep->ceilings[i].copy_gbps, 6);
+        cli_format_real(h2d, sizeof h2d, rep->ceilings[i].h2d_gbps, 6);
+        cli_format_real(duplex, sizeof duplex, rep->ceilings[i].duplex_gbps, 6);
+        fprintf(f, ", \"copy_gbps\": %s, \"h2d_gbps\": %s, \"duplex_gbps\": %s}", copy, h2d, duplex);
     }
     fprintf(f, "],\n \"ceiling\": {\"copy_gbps\": %s, \"h2d_gbps\": %s, \"duplex_gbps\": %s},\n \"rows\": [",
             rep->copy_gbps, json_field(rep->h2d_gbps), json_field(rep->duplex_gbps));

@@ -284,8 +284,9 @@ static void print_case(FILE *out, const cli_ladder_case *lc)
 
 static void json_number(FILE *f, const char *name, double v)
 {
-    if (v > 0) fprintf(f, ", \"%s\": %.6g", name, v);
-    else fprintf(f, ", \"%s\": null", name);
+    char buf[40];
+    cli_format_real(buf, sizeof buf, v, 6);
+    fprintf(f, ", \"%s\": %s", name, v > 0 ? buf : "null");
 }
 
 /* What the JSON report holds. */

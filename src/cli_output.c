@@ -1,7 +1,7 @@
 /*
  * cli_output.c - what every command's report files share: the one writer
- * of report files (whole or not at all, never through a planted link) and
- * the one JSON string escaper.
+ * of report files (whole or not at all, never through a planted link), the
+ * one JSON float format and the one JSON string escaper.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -162,7 +162,13 @@ int cli_write_report(const char *path, const char *what, cli_write_fn fill, cons
     return report_error(err, errlen, path, what, "%s", strerror(errno ? errno : EIO));
 }
 
-/* ---- JSON strings ---------------------------------------------------------------- */
+/* ---- JSON numbers and strings ---------------------------------------------------- */
+
+void cli_format_real(char *buf, size_t len, double v, int digits)
+{
+    if (snprintf(buf, len, "%.*g", digits, v) > 0 && !strpbrk(buf, ".e"))
+        strncat(buf, ".0", len - strlen(buf) - 1);
+}
 
 /* The length of the well-formed UTF-8 sequence that starts at s (RFC 3629:
  * shortest form, no surrogates, at most U+10FFFF), or 0. */

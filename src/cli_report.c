@@ -6,14 +6,6 @@
 
 #include "cli.h"
 
-/* A finite double with `digits` significant digits, always as a float:
- * "0.0" rather than "0". */
-static void format_real(char *buf, size_t len, double v, int digits)
-{
-    if (snprintf(buf, len, "%.*g", digits, v) > 0 && !strpbrk(buf, ".e"))
-        strncat(buf, ".0", len - strlen(buf) - 1);
-}
-
 /* A value as text: exact integers; floats with 17 significant digits, so
  * they read back to the same double, and always as floats ("0.0", not "0",
  * which Python's json would read as an int). `json` quotes what JSON cannot
@@ -26,7 +18,7 @@ static void format_value(char *buf, size_t len, const gs_value *v, int json)
     default:
         if (isnan(v->v.f)) snprintf(buf, len, json ? "\"nan\"" : "nan");
         else if (isinf(v->v.f)) snprintf(buf, len, json ? "\"%sinf\"" : "%sinf", v->v.f < 0 ? "-" : "");
-        else format_real(buf, len, v->v.f, 17);
+        else cli_format_real(buf, len, v->v.f, 17);
     }
 }
 
@@ -34,7 +26,7 @@ static void format_value(char *buf, size_t len, const gs_value *v, int json)
 static void put_real(FILE *f, const char *key, double v, int digits)
 {
     char buf[40];
-    format_real(buf, sizeof buf, v, digits);
+    cli_format_real(buf, sizeof buf, v, digits);
     fprintf(f, ", \"%s\": %s", key, buf);
 }
 
@@ -134,7 +126,7 @@ static void write_json(FILE *f, const cli_args *a, const gs_report *rep, const g
     for (int p = 0; p < GS_PHASE_COUNT; p++) {
         /* put_real's leading ", " would open the object wrongly: the first key by hand */
         char min[40];
-        format_real(min, sizeof min, rep->phase_min[p], 9);
+        cli_format_real(min, sizeof min, rep->phase_min[p], 9);
         fprintf(f, "%s\"%s\": {\"min\": %s", p ? ", " : "", gs_phase_name((gs_phase)p), min);
         put_real(f, "avg", rep->phase_avg[p], 9);
         put_real(f, "max", rep->phase_max[p], 9);
