@@ -47,6 +47,13 @@ static void find_slowest(cli_bench_report *rep)
     }
 }
 
+/* Rank 0 prints the table unless a report goes to stdout (`-`), which then
+ * carries only that report, as for reduce and scan. */
+static int shows_table(const cli_bench_args *a)
+{
+    return !(a->json_path && strcmp(a->json_path, "-") == 0) && !(a->csv_path && strcmp(a->csv_path, "-") == 0);
+}
+
 /* One row: the case run, formatted and printed. */
 static gs_status run_row(gs_context *ctx, cli_bench_report *rep, int rank, const gs_bench_case *c)
 {
@@ -56,7 +63,7 @@ static gs_status run_row(gs_context *ctx, cli_bench_report *rep, int rank, const
     if (st != GS_OK) return st;
     cli_bench_format_row(rep, row);
     rep->n_rows++;
-    if (rank == 0) cli_bench_print_row(stdout, rep, row);
+    if (rank == 0 && shows_table(rep->a)) cli_bench_print_row(stdout, rep, row);
     return GS_OK;
 }
 
@@ -100,7 +107,7 @@ static gs_status file_reads(gs_context *ctx, const cli_bench_args *a, int rank)
         gs_status st = gs_bench_read(ctx, a->reads[i], (int)a->iters, &r);
         if (st != GS_OK) return st;
         const int ranks = gs_context_size(ctx);
-        if (rank == 0)
+        if (rank == 0 && shows_table(a))
             printf("# read %s: %llu bytes, %.6f s (median of %d): %.2f GB/s, %.2f GB/s per rank\n", a->reads[i],
                    (unsigned long long)r.bytes, r.median, (int)a->iters, r.gbps, r.gbps / ranks);
     }
@@ -137,7 +144,7 @@ static void summarize(cli_bench_report *rep, gs_status st, const char *error)
 static int conclude(const cli_bench_report *rep)
 {
     const cli_bench_args *a = rep->a;
-    cli_bench_print_footer(stdout, rep);
+    if (shows_table(a)) cli_bench_print_footer(stdout, rep);
     switch (rep->verdict) {
     case CLI_BENCH_OK: break;
     case CLI_BENCH_ERROR: fprintf(stderr, "gpuscan: error: %s\n", rep->error); break;
@@ -157,7 +164,7 @@ static int conclude(const cli_bench_report *rep)
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         char err[512];
         if (files[i].path &&
-            cli_write_atomically(files[i].path, files[i].what, files[i].write, rep, err, sizeof err) != 0) {
+            cli_write_report(files[i].path, files[i].what, files[i].write, rep, err, sizeof err) != 0) {
             if (code == CLI_EXIT_OK) fprintf(stderr, "gpuscan: error: %s\n", err);   /* one error line */
             code = CLI_EXIT_FAIL;
         }
@@ -196,7 +203,7 @@ static int run_bench(gs_context *ctx, const cli_bench_args *a, int rank)
         if (st == GS_OK) {
             find_slowest(&rep);
             cli_bench_format_ceilings(&rep);
-            if (rank == 0) cli_bench_print_header(stdout, &rep);
+            if (rank == 0 && shows_table(a)) cli_bench_print_header(stdout, &rep);
             st = sweep(ctx, &rep, rank);
             if (st == GS_OK) st = file_reads(ctx, a, rank);
         }

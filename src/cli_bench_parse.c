@@ -50,7 +50,7 @@ void cli_bench_usage(FILE *out)
 "output:\n"
 "  -I, --intervals      also print the min, max and p99 times\n"
 "      --json FILE      the header, every row and the footer as one JSON object\n"
-"      --csv FILE       one line per row\n"
+"      --csv FILE       one line per row (FILE - for either: stdout, then with no table)\n"
 "      --min-bw GBPS    fail when the average GB/s per rank is below GBPS\n"
 "files:\n"
 "      --read FILE      after the sweep, FILE's read bandwidth: -n reads of the whole file\n"

@@ -247,6 +247,16 @@ else
     sed -n '1,20s/^/    | /p' "$gs_tmp/stdout" "$gs_tmp/stderr"
 fi
 
+# ---- reports to stdout (-): stdout holds the report alone, no file named '-'
+(cd "$gs_tmp" && run_np 1 bench -b 100 --reduce --backend "$be" -n 1 -w 0 --csv -)
+expect_same "bench --csv -: stdout is the CSV alone (header and one row)" \
+    "$(sed -n '1s/,.*//p' "$gs_tmp/stdout"):$(wc -l <"$gs_tmp/stdout")" "backend:2"
+if [ -n "$gs_python" ] && (cd "$gs_tmp" && run_np 2 bench -b 100 --reduce --backend "$be" -n 1 -w 0 --json -); then
+    expect_same "bench --json -: stdout is one JSON object" \
+        "$("$gs_python" -c 'import json, sys; print(json.load(sys.stdin)["result"])' <"$gs_tmp/stdout")" ok
+fi
+gs_check "bench reports to -: no file named '-'" [ ! -e "$gs_tmp/-" ]
+
 # ---- the files it is given: reports never replace a --read file, and a
 # --read file it cannot read stops it before the sweep -------------------------
 reads=$gs_tmp/reads
