@@ -222,39 +222,45 @@ int gs_mpi_pick_device(int local_rank, int device_count, int requested)
 
 /* ---- agreement and combines ---------------------------------------------- */
 
+gs_status gs_mpi_agree_values(gs_mpi *m, gs_status mine, const int64_t *values, int count, unsigned *differ)
+{
+    /* one reduction for all: the lowest failing rank (its rank above its
+     * status, ranks that succeeded as `size`) as the minimum, and each value
+     * as a maximum and a minimum, which differ when the ranks' values do */
+    int64_t v[1 + 2 * GS_MPI_AGREE_VALUES];
+    if (count < 0 || count > GS_MPI_AGREE_VALUES) count = 0;   /* (callers pass a fixed count) */
+    if (differ) *differ = 0;
+    v[0] = -(mine != GS_OK ? (int64_t)m->rank << 32 | (uint32_t)mine : (int64_t)m->size << 32);
+    for (int i = 0; i < count; i++) {
+        v[1 + 2 * i] = values[i];
+        v[2 + 2 * i] = -values[i];
+    }
+    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, v, 1 + 2 * count, MPI_INT64_T, MPI_MAX, m->comm));
+    for (int i = 0; differ && i < count; i++)
+        if (v[1 + 2 * i] != -v[2 + 2 * i]) *differ |= 1u << i;
+    const int first = (int)(-v[0] >> 32);
+    if (first == m->size) return GS_OK;
+    GS_MPI_CALL(m, MPI_Bcast, (m->err->msg, GS_ERRMSG_LEN, MPI_CHAR, first, m->comm));
+    m->err->msg[GS_ERRMSG_LEN - 1] = '\0';
+    return (gs_status)(uint32_t)(-v[0] & 0xffffffff);
+}
+
 gs_status gs_mpi_agree(gs_mpi *m, gs_status mine)
 {
-    /* MINLOC over (rank, status), where ranks that succeeded stand as `size`:
-     * the minimum is the lowest failing rank, its index that rank's status
-     * (when all succeeded every pair is (size, GS_OK)). */
-    struct { int rank, status; } pair = { mine != GS_OK ? m->rank : m->size, (int)mine };
-    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, &pair, 1, MPI_2INT, MPI_MINLOC, m->comm));
-    if (pair.rank == m->size) return GS_OK;
-    GS_MPI_CALL(m, MPI_Bcast, (m->err->msg, GS_ERRMSG_LEN, MPI_CHAR, pair.rank, m->comm));
-    m->err->msg[GS_ERRMSG_LEN - 1] = '\0';
-    return (gs_status)pair.status;
+    return gs_mpi_agree_values(m, mine, NULL, 0, NULL);
 }
 
 gs_status gs_mpi_agree_call(gs_mpi *m, gs_status mine, int64_t call)
 {
-    /* one reduction for both: the lowest failing rank (its rank above its
-     * status, ranks that succeeded as `size`) as the minimum, and the call
-     * as a maximum and a minimum, which differ when the ranks' calls do */
-    const int64_t key = mine != GS_OK ? (int64_t)m->rank << 32 | (uint32_t)mine : (int64_t)m->size << 32;
-    int64_t v[3] = {-key, call, -call};
-    GS_MPI_CALL(m, MPI_Allreduce, (MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MAX, m->comm));
-    int first = (int)(-v[0] >> 32);
-    gs_status agreed = (gs_status)(uint32_t)(-v[0] & 0xffffffff);
-    if (v[1] != -v[2]) {   /* every rank sees it: rank 0's words for all */
-        gs_err_set(m->err, GS_ERR_ARG, "the ranks made different calls: every rank must pass the same "
-                   "operation, element type and scan kind to a collective call");
-        first = 0;
-        agreed = GS_ERR_ARG;
-    }
-    if (first == m->size) return GS_OK;
-    GS_MPI_CALL(m, MPI_Bcast, (m->err->msg, GS_ERRMSG_LEN, MPI_CHAR, first, m->comm));
-    m->err->msg[GS_ERRMSG_LEN - 1] = '\0';
-    return agreed;
+    unsigned differ = 0;
+    const gs_status st = gs_mpi_agree_values(m, mine, &call, 1, &differ);
+    if (!differ) return st;
+    /* every rank saw it: rank 0's words for all (a second agreement, on
+     * this error path only) */
+    return gs_mpi_agree(m, m->rank != 0 ? GS_ERR_ARG
+                                       : gs_err_set(m->err, GS_ERR_ARG, "the ranks made different calls: every "
+                                                    "rank must pass the same operation, element type and scan "
+                                                    "kind to a collective call"));
 }
 
 gs_status gs_mpi_allreduce_acc(gs_mpi *m, gs_type type, gs_op op, gs_acc *acc)

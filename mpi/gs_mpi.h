@@ -42,10 +42,15 @@ int gs_mpi_pick_device(int local_rank, int device_count, int requested);
  * rank returns the same one: GS_OK when all succeeded, else the status of the
  * lowest failing rank, whose message (m->err) is copied to every rank. */
 gs_status gs_mpi_agree(gs_mpi *m, gs_status mine);
-/* The same, and that every rank made the same call: `call` encodes what
+/* gs_mpi_agree, and in the same single reduction whether the ranks hold
+ * the same `count` (at most GS_MPI_AGREE_VALUES) values: bit i of *differ
+ * (unless NULL) is set on every rank when values[i] differs between them. */
+#define GS_MPI_AGREE_VALUES 8
+gs_status gs_mpi_agree_values(gs_mpi *m, gs_status mine, const int64_t *values, int count, unsigned *differ);
+/* gs_mpi_agree, and that every rank made the same call: `call` encodes what
  * must match (operation, type, kind); where it differs, every rank returns
- * GS_ERR_ARG with a message that says so, before the type-dependent steps
- * that would mismatch. In the same single reduction as gs_mpi_agree. */
+ * GS_ERR_ARG with one message that says so, before the type-dependent steps
+ * that would mismatch. */
 gs_status gs_mpi_agree_call(gs_mpi *m, gs_status mine, int64_t call);
 
 /* Combine reduction partials of (type, op) over all ranks, in place; every
