@@ -105,7 +105,8 @@ gs_status gs_mpiio_read_at(gs_mpi *m, gs_file *f, uint64_t offset, void *buf,
                            uint64_t bytes);
 
 /* Create a temporary file beside `final_path` (same folder) for writing
- * `bytes` (0: unknown). Refused before anything is written: a final path
+ * `bytes` (0: unknown; UINT64_MAX: a saturated sum, 2^64 or more). Refused
+ * before anything is written: a final path
  * that is a folder or exists as anything but a regular file, a folder that
  * takes no new file, more bytes than a file offset holds or than the file
  * system has free. */

@@ -365,6 +365,8 @@ static gs_status check_output(gs_mpi *m, const char *path, uint64_t bytes)
     struct statvfs fs;
     if (access(dir, W_OK | X_OK) != 0)
         st = gs_err_set(m->err, GS_ERR_IO, "%s: cannot create a file in %s: %s", path, dir, strerror(errno));
+    else if (bytes == UINT64_MAX)   /* callers' saturated sums: the count itself is lost */
+        st = gs_err_set(m->err, GS_ERR_ARG, "%s: 2^64 bytes or more is beyond the largest file offset", path);
     else if (bytes > INT64_MAX)
         st = gs_err_set(m->err, GS_ERR_ARG, "%s: %llu bytes is beyond the largest file offset", path,
                         (unsigned long long)bytes);

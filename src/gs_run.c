@@ -550,9 +550,6 @@ static gs_status open_output(gs_run *r, const char *path)
     size_t len = 0;
     if (ends_with(path, ".npy")) len = gs_npy_format(header, sizeof header, r->out_type, r->n);
     r->out_offset = len;
-    if ((uint64_t)r->n > ((uint64_t)INT64_MAX - len) / r->out_size)
-        return gs_fail(ctx, GS_ERR_ARG, "%s: %lld %s elements are beyond the largest file offset", path,
-                       (long long)r->n, gs_type_name(r->out_type));
     GS_CHECK(gs_mpiio_create(&ctx->mpi, path, gs_sat_add(len, gs_sat_mul((uint64_t)r->n, r->out_size)), &r->out));
 
     double t0 = gs_now();
