@@ -137,6 +137,8 @@ static gs_status open_handle(gs_cuda *g)
     GS_CUDA_PASS(gs_cuda_enter(g));
     GS_CUDA_CHECK(g, cudaDeviceGetAttribute(&g->sm_count, cudaDevAttrMultiProcessorCount, g->device),
                   "reading the multiprocessor count of device %d", g->device);
+    GS_CUDA_CHECK(g, cudaDeviceGetAttribute(&g->smem_per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device),
+                  "reading the shared memory per block of device %d", g->device);
     GS_CUDA_CHECK(g, cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
                   "creating a stream on device %d", g->device);
     for (int i = 0; i < GS_CUDA_COPY_STREAMS; i++)

@@ -31,6 +31,7 @@ struct gs_cuda_scalars {
 struct gs_cuda {
     int device;
     int sm_count;
+    int smem_per_block;                /* the most shared memory a block may ask for */
     struct {
         const void *kernel;
         int blocks_per_sm;

@@ -26,18 +26,22 @@
 #define GS_REDUCE_BLOCK 256
 #define GS_REDUCE_UNROLL 8
 
-/* The default scan's shapes, every (type, op): 256 data threads staging 48
- * KiB of input per tile (12 vectors of 16 bytes each; 24 of 8 bytes for
- * the 4-byte integer sums and products, whose 8-byte outputs halve the
- * elements per vector), four blocks per multiprocessor; and for scans
- * whose `shape` tiles would not fill every block slot of the GPU once,
- * smaller tiles of 8 vectors (more tiles in flight). Timings:
- * docs/PERFORMANCE.md. */
+/* The default scan's shapes, every (type, op). Tiles of 12 vectors of 16
+ * bytes a data thread (24 of 8 bytes for the 4-byte integer sums and
+ * products, whose 8-byte outputs halve the elements per vector): 256 data
+ * threads at four blocks per multiprocessor (48 KiB a tile), or 512 at two
+ * (`wide_shape`, 96 KiB) where there are enough tiles for every block slot
+ * of the GPU GS_SCAN_WIDE_WAVES times over: half the tiles, half the
+ * look-backs, but a longer tail of the last wave. Scans whose `shape` tiles
+ * would not fill every block slot once take smaller tiles of 8 vectors
+ * (more tiles in flight). Timings: docs/PERFORMANCE.md. */
 template <class Tr> struct gs_scan_tuning {
     static constexpr int vector_bytes = Tr::scan_vec * (int)sizeof(typename Tr::in_t);
+    using wide_shape = gs_scan_shape<512, 12 * 16 / vector_bytes, 2>;
     using shape = gs_scan_shape<256, 12 * 16 / vector_bytes, 4>;
     using small_shape = gs_scan_shape<256, 8, 4>;
 };
+#define GS_SCAN_WIDE_WAVES 8
 
 /* ---- launches -------------------------------------------------------------------- */
 

@@ -32,23 +32,36 @@ static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, vo
     return gs_scan_launch<Tr, Shape, GS_TILE_LOOKBACK>(g, tiles, args, "single pass");
 }
 
+/* Whether the Shape scan kernel fits a block of the device and n elements
+ * make at least `waves` of its tiles for every block slot of the GPU. */
+template <class Tr, class Shape>
+static gs_status tiles_fill(gs_cuda *g, int64_t n, int waves, bool *yes)
+{
+    constexpr int64_t TILE = gs_scan_tile_items<Tr, Shape>();
+    *yes = false;
+    if (gs_scan_smem_bytes<Tr, Shape>() > g->smem_per_block) return GS_OK;   /* Turing: 64 KiB */
+    int per_sm;
+    GS_CUDA_PASS((gs_scan_occupancy<Tr, Shape, GS_TILE_LOOKBACK>(g, &per_sm)));
+    *yes = (n + TILE - 1) / TILE >= (int64_t)waves * g->sm_count * per_sm;
+    return GS_OK;
+}
+
 gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind, const void *d_in,
                           void *d_out, int64_t n, const gs_scan_io &io)
 {
     GS_CUDA_PASS(gs_cuda_enter(g));
     return gs_dispatch(type, op, [&](auto traits) {
         using Tr = decltype(traits);
-        using Large = typename gs_scan_tuning<Tr>::shape;
-        constexpr int MODE = GS_TILE_LOOKBACK;
-        /* the large tiles where there are enough of them to fill every
-         * block slot of the GPU once; fewer, smaller ones leave no
-         * multiprocessor idle */
-        constexpr int64_t TILE = gs_scan_tile_items<Tr, Large>();
-        int per_sm;
-        GS_CUDA_PASS((gs_scan_occupancy<Tr, Large, MODE>(g, &per_sm)));
-        if ((n + TILE - 1) / TILE >= (int64_t)g->sm_count * per_sm)
-            return scan_launch<Tr, Large>(g, kind, d_in, d_out, n, io);
-        return scan_launch<Tr, typename gs_scan_tuning<Tr>::small_shape>(g, kind, d_in, d_out, n, io);
+        using Tuning = gs_scan_tuning<Tr>;
+        /* the largest tiles there are enough of (gs_scan_tuning): fewer
+         * tiles look back less, fewer than the block slots leave
+         * multiprocessors idle */
+        bool fill;
+        GS_CUDA_PASS((tiles_fill<Tr, typename Tuning::wide_shape>(g, n, GS_SCAN_WIDE_WAVES, &fill)));
+        if (fill) return scan_launch<Tr, typename Tuning::wide_shape>(g, kind, d_in, d_out, n, io);
+        GS_CUDA_PASS((tiles_fill<Tr, typename Tuning::shape>(g, n, 1, &fill)));
+        if (fill) return scan_launch<Tr, typename Tuning::shape>(g, kind, d_in, d_out, n, io);
+        return scan_launch<Tr, typename Tuning::small_shape>(g, kind, d_in, d_out, n, io);
     });
 }
 

@@ -24,6 +24,7 @@
 
 #define BIG_N ((int64_t)1000003)
 #define HUGE_N (((int64_t)1 << 24) + 3)        /* many tiles, many grid strides */
+#define WIDE_N (((int64_t)1 << 26) + 5)        /* the scan's wide tiles on up to 170 multiprocessors */
 #define LARGE_N (((int64_t)1 << 31) + 17)      /* past 32-bit indices */
 
 static const gs_scan_kind kinds[] = {GS_INCLUSIVE, GS_EXCLUSIVE};
@@ -167,15 +168,16 @@ static void check_on_device(gs_type type, gs_op op, const void *in, int64_t n, i
 
 /* ---- random data against the reference ---------------------------------- */
 
-/* Every op of `type` at every test size and at 2^24+3: the reduction and
- * both scans, from the identity and from a random carry. Sizes alternate
- * between plain and extreme data and between aligned buffers and buffers
- * one element off 16 bytes (input and output alike, or output only). */
+/* Every op of `type` at every test size, at 2^24+3 and at 2^26+5 (each
+ * of the default scan's three tile shapes): the reduction and both scans,
+ * from the identity and from a random carry. Sizes alternate between plain
+ * and extreme data and between aligned buffers and buffers one element
+ * off 16 bytes (input and output alike, or output only). */
 static void check_random_type(gs_type type)
 {
     for (int op = 0; op < GS_OP_COUNT; op++) {
-        for (int s = 0; s <= gs_test_nsizes; s++) {
-            const int64_t n = s < gs_test_nsizes ? gs_test_sizes[s] : HUGE_N;
+        for (int s = 0; s <= gs_test_nsizes + 1; s++) {
+            const int64_t n = s < gs_test_nsizes ? gs_test_sizes[s] : s == gs_test_nsizes ? HUGE_N : WIDE_N;
             if (n > max_n()) continue;
             gs_test_rng r = gs_test_case_rng(1, (uint64_t)(type * GS_OP_COUNT + op), (uint64_t)s, 1);
             void *in = gs_test_alloc_or_fail((size_t)n * gs_type_size(type));
