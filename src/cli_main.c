@@ -11,9 +11,10 @@
 #include "gs_backend.h"
 #include "gs_mpi.h"
 
-/* Ctrl-C, `kill`, SLURM's time limit (mpirun passes SIGINT and SIGTERM on to
- * every rank): remove the temporary of the output being written, then end
- * as the signal would have, so no half-written file stays behind. */
+/* Ctrl-C, `kill`, SLURM's time limit (srun signals every task; mpirun sends
+ * its ranks SIGTERM once its own SIGINT or SIGTERM came): remove the
+ * temporary of the output being written, then end as the signal would
+ * have, so no half-written file stays behind. */
 static void on_termination(int sig)
 {
     gs_mpiio_discard_temporaries();

@@ -152,7 +152,9 @@ long="scan -g 300Mi -t f64 --backend cpu --stream -q"
 started() {
     started_i=0
     while [ "$started_i" -lt 2000 ]; do
-        ls -A "$out" | grep -q '^\.big\.npy\.gstmp\.' && return 0
+        for started_f in "$out"/.big.npy.gstmp.*; do
+            [ -e "$started_f" ] && return 0
+        done
         kill -0 "$1" 2>/dev/null || return 1
         sleep 0.01
         started_i=$((started_i + 1))
