@@ -67,8 +67,10 @@ int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx, gs_stat
 /* Collective: every rank's verdict on its arguments (an exit code and its
  * message in err, errlen bytes on every rank) becomes the first failing
  * rank's, code and message ("rank R: " before another rank's), so that
- * ranks that see different files at one path all stop. */
-int cli_agree(int code, char *err, size_t errlen);
+ * ranks that see different files at one path all stop. Rank 0 prints a
+ * failure, and under a usage error where `gpuscan COMMAND --help` (NULL:
+ * `gpuscan --help`) lists the options. Returns the agreed code. */
+int cli_agree(int code, char *err, size_t errlen, const char *command);
 /* The options of reduce, scan and info, for the usage text (cli_main.c has
  * the commands). */
 void cli_print_options(FILE *out);

@@ -246,13 +246,8 @@ int cli_bench_main(int argc, char **argv)
     /* what the files named need, before the sweep: reports that can be
      * written (rank 0 writes them), --read files every rank can read */
     if (code == CLI_EXIT_OK && !a.help) code = check_files(&a, rank, err, sizeof err);
-    code = cli_agree(code, err, sizeof err);
-    if (code != CLI_EXIT_OK) {
-        if (rank == 0)
-            fprintf(stderr, "gpuscan: error: %s\n%s", err,
-                    code == CLI_EXIT_USAGE ? "(gpuscan bench --help lists the options)\n" : "");
-        return code;
-    }
+    code = cli_agree(code, err, sizeof err, "bench");
+    if (code != CLI_EXIT_OK) return code;
     if (a.help) {
         if (rank == 0) cli_bench_usage(stdout);
         return CLI_EXIT_OK;

@@ -402,13 +402,8 @@ int cli_ladder_main(int argc, char **argv)
     if (code == CLI_EXIT_OK && !a.help && rank == 0 && a.json_path &&
         cli_check_report_path(a.json_path, "JSON", err, sizeof err) != 0)
         code = CLI_EXIT_FAIL;
-    code = cli_agree(code, err, sizeof err);
-    if (code != CLI_EXIT_OK) {
-        if (rank == 0)
-            fprintf(stderr, "gpuscan: error: %s\n%s", err,
-                    code == CLI_EXIT_USAGE ? "(gpuscan ladder --help lists the options)\n" : "");
-        return code;
-    }
+    code = cli_agree(code, err, sizeof err, "ladder");
+    if (code != CLI_EXIT_OK) return code;
     if (a.help) {
         if (rank == 0) ladder_usage(stdout);
         return CLI_EXIT_OK;

@@ -41,7 +41,8 @@ static int fail(int rank, const char *message, int code)
     return code;
 }
 
-int cli_agree(int code, char *err, size_t errlen)
+/* cli_agree's reduction and broadcast. */
+static int agree(int code, char *err, size_t errlen)
 {
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -62,6 +63,20 @@ int cli_agree(int code, char *err, size_t errlen)
         char theirs[512];
         snprintf(theirs, sizeof theirs, "%s", err);
         snprintf(err, errlen, "rank %d: %s", first, theirs);
+    }
+    return code;
+}
+
+int cli_agree(int code, char *err, size_t errlen, const char *command)
+{
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    code = agree(code, err, errlen);
+    if (code != CLI_EXIT_OK && rank == 0) {
+        fprintf(stderr, "gpuscan: error: %s\n", err);
+        if (code == CLI_EXIT_USAGE)
+            fprintf(stderr, "(gpuscan%s%s --help lists the options)\n", command ? " " : "", command ? command : "");
+        fflush(stderr);
     }
     return code;
 }
@@ -263,9 +278,8 @@ static int run_main(int argc, char **argv, cli_command command)
     if (code == CLI_EXIT_OK && rank == 0 && args.json_path &&
         cli_check_report_path(args.json_path, "JSON", err, sizeof err) != 0)
         code = CLI_EXIT_FAIL;
-    code = cli_agree(code, err, sizeof err);
-    if (code == CLI_EXIT_USAGE) return usage_failure(rank, err, code);
-    if (code != CLI_EXIT_OK) return fail(rank, err, code);
+    code = cli_agree(code, err, sizeof err, NULL);
+    if (code != CLI_EXIT_OK) return code;
     if (args.command == CLI_HELP) {
         if (rank == 0) print_usage(stdout);
         return CLI_EXIT_OK;
