@@ -30,9 +30,10 @@
  * bytes a data thread (24 of 8 bytes for the 4-byte integer sums and
  * products, whose 8-byte outputs halve the elements per vector): 256 data
  * threads at four blocks per multiprocessor (48 KiB a tile), or 512 at two
- * (`wide_shape`, 96 KiB) where there are enough tiles for every block slot
- * of the GPU GS_SCAN_WIDE_WAVES times over: half the tiles, half the
- * look-backs, but a longer tail of the last wave. Scans whose `shape` tiles
+ * (`wide_shape`, 96 KiB) where two of its blocks fit a multiprocessor and
+ * there are enough tiles for every block slot of the GPU
+ * GS_SCAN_WIDE_WAVES times over: half the tiles, half the look-backs, but
+ * a longer tail of the last wave. Scans whose `shape` tiles
  * would not fill every block slot once take smaller tiles of 8 vectors
  * (more tiles in flight). Timings: docs/PERFORMANCE.md. */
 template <class Tr> struct gs_scan_tuning {

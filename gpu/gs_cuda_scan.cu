@@ -32,17 +32,18 @@ static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, vo
     return gs_scan_launch<Tr, Shape, GS_TILE_LOOKBACK>(g, tiles, args, "single pass");
 }
 
-/* Whether the Shape scan kernel fits a block of the device and n elements
- * make at least `waves` of its tiles for every block slot of the GPU. */
+/* Whether at least `min_per_sm` blocks of the Shape scan kernel fit a
+ * multiprocessor of the device and n elements make at least `waves` of its
+ * tiles for every block slot of the GPU. */
 template <class Tr, class Shape>
-static gs_status tiles_fill(gs_cuda *g, int64_t n, int waves, bool *yes)
+static gs_status tiles_fill(gs_cuda *g, int64_t n, int waves, int min_per_sm, bool *yes)
 {
     constexpr int64_t TILE = gs_scan_tile_items<Tr, Shape>();
     *yes = false;
     if (gs_scan_smem_bytes<Tr, Shape>() > g->smem_per_block) return GS_OK;   /* Turing: 64 KiB */
     int per_sm;
     GS_CUDA_PASS((gs_scan_occupancy<Tr, Shape, GS_TILE_LOOKBACK>(g, &per_sm)));
-    *yes = (n + TILE - 1) / TILE >= (int64_t)waves * g->sm_count * per_sm;
+    *yes = per_sm >= min_per_sm && (n + TILE - 1) / TILE >= (int64_t)waves * g->sm_count * per_sm;
     return GS_OK;
 }
 
@@ -55,11 +56,14 @@ gs_status gs_scan_default(gs_cuda *g, gs_type type, gs_op op, gs_scan_kind kind,
         using Tuning = gs_scan_tuning<Tr>;
         /* the largest tiles there are enough of (gs_scan_tuning): fewer
          * tiles look back less, fewer than the block slots leave
-         * multiprocessors idle */
+         * multiprocessors idle; the wide ones only where their two blocks
+         * fit a multiprocessor, as measured (Hopper's 228 KiB; an A100
+         * holds one) */
+        using Wide = typename Tuning::wide_shape;
         bool fill;
-        GS_CUDA_PASS((tiles_fill<Tr, typename Tuning::wide_shape>(g, n, GS_SCAN_WIDE_WAVES, &fill)));
-        if (fill) return scan_launch<Tr, typename Tuning::wide_shape>(g, kind, d_in, d_out, n, io);
-        GS_CUDA_PASS((tiles_fill<Tr, typename Tuning::shape>(g, n, 1, &fill)));
+        GS_CUDA_PASS((tiles_fill<Tr, Wide>(g, n, GS_SCAN_WIDE_WAVES, Wide::min_blocks, &fill)));
+        if (fill) return scan_launch<Tr, Wide>(g, kind, d_in, d_out, n, io);
+        GS_CUDA_PASS((tiles_fill<Tr, typename Tuning::shape>(g, n, 1, 1, &fill)));
         if (fill) return scan_launch<Tr, typename Tuning::shape>(g, kind, d_in, d_out, n, io);
         return scan_launch<Tr, typename Tuning::small_shape>(g, kind, d_in, d_out, n, io);
     });
