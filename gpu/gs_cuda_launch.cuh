@@ -33,9 +33,9 @@
  * (`wide_shape`, 96 KiB) where two of its blocks fit a multiprocessor and
  * there are enough tiles for every block slot of the GPU
  * GS_SCAN_WIDE_WAVES times over: half the tiles, half the look-backs, but
- * a longer tail of the last wave. Scans whose `shape` tiles
- * would not fill every block slot once take smaller tiles of 8 vectors
- * (more tiles in flight). Timings: docs/PERFORMANCE.md. */
+ * a longer tail of the last wave. Scans whose `shape` tiles would not
+ * fill every block slot once take smaller tiles of 8 vectors (more tiles
+ * in flight). Timings: docs/PERFORMANCE.md. */
 template <class Tr> struct gs_scan_tuning {
     static constexpr int vector_bytes = Tr::scan_vec * (int)sizeof(typename Tr::in_t);
     using wide_shape = gs_scan_shape<512, 12 * 16 / vector_bytes, 2>;
