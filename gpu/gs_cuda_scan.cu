@@ -34,16 +34,20 @@ static gs_status scan_launch(gs_cuda *g, gs_scan_kind kind, const void *d_in, vo
 
 /* Whether at least `min_per_sm` blocks of the Shape scan kernel fit a
  * multiprocessor of the device and n elements make at least `waves` of its
- * tiles for every block slot of the GPU. */
+ * tiles for every block slot of the GPU. Too few tiles for even
+ * `min_per_sm` blocks answer before the occupancy query, which would load
+ * the kernel that small scans never run. */
 template <class Tr, class Shape>
 static gs_status tiles_fill(gs_cuda *g, int64_t n, int waves, int min_per_sm, bool *yes)
 {
     constexpr int64_t TILE = gs_scan_tile_items<Tr, Shape>();
+    const int64_t tiles = (n + TILE - 1) / TILE, sm_waves = (int64_t)waves * g->sm_count;
     *yes = false;
+    if (tiles < sm_waves * min_per_sm) return GS_OK;
     if (gs_scan_smem_bytes<Tr, Shape>() > g->smem_per_block) return GS_OK;   /* Turing: 64 KiB */
     int per_sm;
     GS_CUDA_PASS((gs_scan_occupancy<Tr, Shape, GS_TILE_LOOKBACK>(g, &per_sm)));
-    *yes = per_sm >= min_per_sm && (n + TILE - 1) / TILE >= (int64_t)waves * g->sm_count * per_sm;
+    *yes = per_sm >= min_per_sm && tiles >= sm_waves * per_sm;
     return GS_OK;
 }
 
