@@ -41,6 +41,16 @@ static int fail(int rank, const char *message, int code)
     return code;
 }
 
+/* fail, and under a usage error where `gpuscan COMMAND --help` (NULL:
+ * `gpuscan --help`) lists the options. */
+static int fail_with_hint(int rank, const char *message, int code, const char *command)
+{
+    fail(rank, message, code);
+    if (rank == 0 && code == CLI_EXIT_USAGE)
+        fprintf(stderr, "(gpuscan%s%s --help lists the options)\n", command ? " " : "", command ? command : "");
+    return code;
+}
+
 /* cli_agree's reduction and broadcast. */
 static int agree(int code, char *err, size_t errlen)
 {
@@ -72,13 +82,7 @@ int cli_agree(int code, char *err, size_t errlen, const char *command)
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     code = agree(code, err, errlen);
-    if (code != CLI_EXIT_OK && rank == 0) {
-        fprintf(stderr, "gpuscan: error: %s\n", err);
-        if (code == CLI_EXIT_USAGE)
-            fprintf(stderr, "(gpuscan%s%s --help lists the options)\n", command ? " " : "", command ? command : "");
-        fflush(stderr);
-    }
-    return code;
+    return code == CLI_EXIT_OK ? code : fail_with_hint(rank, err, code, command);
 }
 
 int cli_create_context(const gs_config *cfg, int rank, gs_context **ctx, gs_status *status)
@@ -253,14 +257,6 @@ static void print_usage(FILE *out)
     cli_print_options(out);
 }
 
-/* A usage error: the message and where to look, from rank 0. */
-static int usage_failure(int rank, const char *message, int code)
-{
-    fail(rank, message, code);
-    if (rank == 0) fputs("(gpuscan --help lists the options)\n", stderr);
-    return code;
-}
-
 /* reduce, scan, info, and gpuscan with no command (CLI_NONE: --help, --version). */
 static int run_main(int argc, char **argv, cli_command command)
 {
@@ -311,7 +307,7 @@ static int print_main(int argc, char **argv, cli_command what)
     if (argc > 1) {
         char err[256];
         snprintf(err, sizeof err, "%s takes no arguments (gpuscan COMMAND --help for a command's options)", argv[0]);
-        return usage_failure(rank, err, CLI_EXIT_USAGE);
+        return fail_with_hint(rank, err, CLI_EXIT_USAGE, NULL);
     }
     if (rank == 0 && what == CLI_HELP) print_usage(stdout);
     if (rank == 0 && what == CLI_VERSION) printf("%s\n", gs_build_info());
@@ -338,7 +334,7 @@ int main(int argc, char **argv)
             MPI_Comm_rank(MPI_COMM_WORLD, &rank);
             char err[256];
             snprintf(err, sizeof err, "unknown command '%s' (%s)", argv[1], command_names());
-            code = usage_failure(rank, err, CLI_EXIT_USAGE);
+            code = fail_with_hint(rank, err, CLI_EXIT_USAGE, NULL);
         }
     } else {
         code = run_main(argc, argv, CLI_NONE);   /* options only: --help, --version, or an error */
