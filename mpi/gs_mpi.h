@@ -10,6 +10,7 @@
 #define GS_MPI_H
 
 #include <mpi.h>
+#include <sys/stat.h>
 
 #include "gs_exact.h"
 #include "gs_rules.h"
@@ -146,6 +147,12 @@ void gs_mpiio_route_remove(gs_mpiio_route *r);
  * then ends the process. A run killed outright leaves its temporary; the
  * next run writing the same output removes it (gs_mpiio.c says how). */
 void gs_mpiio_discard_temporaries(void);
+
+/* Local: give `temp`, about to be renamed over the regular file `old`
+ * describes, that file's owner and group where this process may (root;
+ * else its own uid, and a group it is in); otherwise it stays this
+ * process's. errno is left as it was. */
+void gs_mpiio_keep_owner(const char *temp, const struct stat *old);
 
 /* Test hook. Local. The largest byte count of one MPI-IO call (default and
  * maximum 1 GiB; 0 restores the default), so that tests can split small

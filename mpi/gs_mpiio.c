@@ -513,6 +513,15 @@ gs_status gs_mpiio_write_at(gs_mpi *m, gs_file *f, uint64_t offset, const void *
     return file_transfer(m, f, offset, (void *)buf, bytes, 1);
 }
 
+void gs_mpiio_keep_owner(const char *temp, const struct stat *old)
+{
+    const int saved = errno;
+    if (chown(temp, old->st_uid, old->st_gid) != 0 && chown(temp, (uid_t)-1, old->st_gid) != 0) {
+        /* not ours to give: the file stays this process's */
+    }
+    errno = saved;
+}
+
 /* Rank 0: give the finished temporary its final name, or remove it. A file
  * it replaces keeps its permissions, and its owner and group where this
  * process may give them (root; else its own uid, and a group it is in). */
@@ -521,8 +530,7 @@ static gs_status temp_place(gs_mpi *m, const gs_file *f, int keep)
     if (keep) {
         struct stat sb;
         if (stat(f->path, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            if (chown(f->temp_path, sb.st_uid, sb.st_gid) != 0 && chown(f->temp_path, (uid_t)-1, sb.st_gid) != 0)
-                errno = 0;   /* not ours to give: the new file stays this process's */
+            gs_mpiio_keep_owner(f->temp_path, &sb);
             chmod(f->temp_path, sb.st_mode & 07777);   /* after chown, which clears set-id bits */
         }
         if (rename(f->temp_path, f->path) == 0) return GS_OK;

@@ -143,9 +143,7 @@ int cli_write_atomically(const char *path, const char *what, cli_write_fn fill, 
     int e = fd < 0 ? errno : fill_temp(fd, mode, fill, data);
     /* an old report's owner and group, where this process may give them */
     struct stat old;
-    if (!e && lstat(path, &old) == 0 && S_ISREG(old.st_mode) && chown(temp, old.st_uid, old.st_gid) != 0 &&
-        chown(temp, (uid_t)-1, old.st_gid) != 0)
-        errno = 0;   /* not ours to give: the new report stays this process's */
+    if (!e && lstat(path, &old) == 0 && S_ISREG(old.st_mode)) gs_mpiio_keep_owner(temp, &old);
     if (!e && rename(temp, path) != 0) e = errno;
     if (e && fd >= 0) unlink(temp);
     free(temp);
