@@ -46,7 +46,7 @@ void cli_bench_usage(FILE *out)
 "execution:\n"
 "      --backend B      auto cuda cpu (default auto)\n"
 "      --device N       GPU ordinal (default: the only GPU visible, else node-local rank modulo count)\n"
-"      --seed S         generator seed (default 1)\n"
+"      --seed S         generator seed, decimal or 0x hex (default 1)\n"
 "output:\n"
 "  -I, --intervals      also print the min, max and p99 times\n"
 "      --json FILE      the header, every row and the footer as one JSON object\n"
@@ -176,7 +176,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
             break;
         case OPT_SEED:
             if (cli_parse_seed(optarg, &a->seed) != 0)
-                return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+                return cli_usage_error(err, errlen, CLI_SEED_ERROR, optarg);
             break;
         case OPT_JSON:
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --json '': an empty report path");

@@ -67,7 +67,8 @@ static void ladder_usage(FILE *out)
 "                   scans: hillis-steele blelloch multi-kernel reduce-then-scan\n"
 "  -n ITERS         timed runs (default 20)\n"
 "  -w WARMUP        untimed runs first (default 3; unless 0, also at least 50 ms of them)\n"
-"      --seed S     generator seed (default: from the clock, printed)\n"
+"      --seed S     generator seed, decimal or 0x hex (default: from the clock,\n"
+"                   printed)\n"
 "      --device N   GPU ordinal\n"
 "      --json FILE  every case and row as one JSON object\n"
 "\n"
@@ -175,7 +176,7 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
         case OPT_EXACT: a->exact = 1; break;
         case OPT_SEED:
             if (cli_parse_seed(optarg, &a->seed) != 0)
-                return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+                return cli_usage_error(err, errlen, CLI_SEED_ERROR, optarg);
             break;
         case OPT_DEVICE:
             if (cli_parse_count(optarg, &count) != 0 || count > (1 << 20))

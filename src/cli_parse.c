@@ -18,7 +18,7 @@ void cli_print_options(FILE *out)
 "  -g, --generate N     N generated elements, a function of (seed, index)\n"
 "  -t, --type TYPE      i32 i64 u32 u64 f32 f64, or NumPy's names (float32, f4, <f4 ...)\n"
 "                       (default f32 for -g, the header's for .npy)\n"
-"      --seed S         generator seed (default 1)\n"
+"      --seed S         generator seed, decimal or 0x hex (default 1)\n"
 "operation:\n"
 "  -o, --op OP          sum prod min max (default sum)\n"
 "      --exclusive      exclusive scan (default inclusive)\n"
@@ -106,14 +106,25 @@ static int cli_is_digit(char c)
     return c >= '0' && c <= '9';
 }
 
+/* c is an ASCII hexadecimal digit. */
+static int cli_is_hex_digit(char c)
+{
+    return cli_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
 int cli_parse_seed(const char *text, uint64_t *seed)
 {
+    /* decimal (a leading 0 is not octal: 010 is ten, 09 nine), or
+     * hexadecimal after 0x; strtoull would skip blanks and take "" as 0
+     * and " -1" as 2^64-1, so the first character after any 0x must be a
+     * digit of the base */
+    const int hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    const char *digits = hex ? text + 2 : text;
+    if (!(hex ? cli_is_hex_digit(*digits) : cli_is_digit(*digits))) return -1;
     char *end;
     errno = 0;
-    /* strtoull skips leading blanks and takes "" as 0 and " -1" as 2^64-1:
-     * a seed starts with a digit */
-    *seed = strtoull(text, &end, 0);
-    return cli_is_digit(*text) && !*end && !errno ? 0 : -1;
+    *seed = strtoull(digits, &end, hex ? 16 : 10);
+    return !*end && !errno ? 0 : -1;
 }
 
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what)
@@ -249,7 +260,7 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             break;
         case OPT_SEED:
             if (cli_parse_seed(optarg, &a->src.seed) != 0)
-                return cli_usage_error(err, errlen, "--seed %s: not an unsigned integer", optarg);
+                return cli_usage_error(err, errlen, CLI_SEED_ERROR, optarg);
             break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
         case OPT_BACKEND:

@@ -102,6 +102,12 @@ b=$(result_of 2 -g 1000 -t i64 --seed 2)
 c=$(result_of 3 -g 1000 -t i64 --seed 1)
 gs_check "--seed changes the generated data" [ "$a" != "$b" ]
 expect_same "--seed gives the same data on any rank count" "$c" "$a"
+# decimal, a leading 0 not octal, or hexadecimal after 0x
+d=$(result_of 1 -g 1000 -t i64 --seed 16)
+expect_same "--seed 0x10 is 16" "$(result_of 1 -g 1000 -t i64 --seed 0x10)" "$d"
+expect_same "--seed 016 is 16, not octal 14" "$(result_of 1 -g 1000 -t i64 --seed 016)" "$d"
+expect_same "--seed 09 is 9" "$(result_of 1 -g 1000 -t i64 --seed 09)" "$(result_of 1 -g 1000 -t i64 --seed 9)"
+gs_check "--seed 14 is not 16" [ "$(result_of 1 -g 1000 -t i64 --seed 14)" != "$d" ]
 
 # floats: --verify against the independent reference
 for t in f32 f64; do

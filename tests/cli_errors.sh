@@ -138,6 +138,10 @@ bad "two inputs -i -i" 2 'second input' -- reduce -i "$in/data.bin" -i "$in/data
 bad "two outputs -O -O" 2 'z\.npy' 'second output' -- scan -g 5 -O "$out/y.npy" -O "$out/z.npy"
 bad "-O a folder's name" 2 'folder' -- scan -g 5 -O "$out/"
 bad "bad seed" 2 'xyz' -- reduce -g 10 --seed xyz
+bad "seed 0x alone" 2 '--seed 0x' -- reduce -g 10 --seed 0x
+bad "seed 0x-1" 2 '0x-1' -- reduce -g 10 --seed 0x-1
+bad "seed 1e3" 2 '1e3' -- reduce -g 10 --seed 1e3
+bad "seed past 2^64" 2 '18446744073709551616' -- reduce -g 10 --seed 18446744073709551616
 bad "scan without -O" 2 '-O|output' -- scan -g 10
 bad "unknown kernel variant" 2 'warp-magic' -- reduce -g 10 --algo warp-magic
 bad "a scan variant for a reduction" 2 'blelloch' -- reduce -g 10 --algo blelloch
