@@ -46,10 +46,9 @@ int cli_parse_type(const char *name, gs_type *type);
  * returns CLI_EXIT_USAGE. */
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what);
 /* --seed S of every command: an integer below 2^64, decimal (a leading 0
- * is not octal) or hexadecimal after 0x. 0, or -1 for anything else, whose
- * usage error is CLI_SEED_ERROR (one %s: the text). */
-int cli_parse_seed(const char *text, uint64_t *seed);
-#define CLI_SEED_ERROR "--seed %s: not a decimal or 0x hexadecimal integer below 2^64"
+ * is not octal) or hexadecimal after 0x. 0, or for anything else the usage
+ * error in err and CLI_EXIT_USAGE. */
+int cli_parse_seed(const char *text, uint64_t *seed, char *err, size_t errlen);
 /* a and b name the same file: the same path text, or both exist and have the
  * same device and inode (a hard link, another spelling of the path, a
  * symbolic link to it) when both exist, the same name in the same folder

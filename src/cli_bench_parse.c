@@ -175,8 +175,7 @@ int cli_bench_parse(int argc, char **argv, cli_bench_args *a, char *err, size_t 
             a->cfg.device = (int)count;
             break;
         case OPT_SEED:
-            if (cli_parse_seed(optarg, &a->seed) != 0)
-                return cli_usage_error(err, errlen, CLI_SEED_ERROR, optarg);
+            if (cli_parse_seed(optarg, &a->seed, err, errlen) != 0) return CLI_EXIT_USAGE;
             break;
         case OPT_JSON:
             if (!*optarg) return cli_usage_error(err, errlen, "%s", "bench: --json '': an empty report path");

@@ -175,8 +175,7 @@ static int parse_ladder(int argc, char **argv, cli_ladder_args *a, char *err, si
         case OPT_ALGO: algo_name = optarg; break;
         case OPT_EXACT: a->exact = 1; break;
         case OPT_SEED:
-            if (cli_parse_seed(optarg, &a->seed) != 0)
-                return cli_usage_error(err, errlen, CLI_SEED_ERROR, optarg);
+            if (cli_parse_seed(optarg, &a->seed, err, errlen) != 0) return CLI_EXIT_USAGE;
             break;
         case OPT_DEVICE:
             if (cli_parse_count(optarg, &count) != 0 || count > (1 << 20))

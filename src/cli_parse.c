@@ -112,7 +112,7 @@ static int cli_is_hex_digit(char c)
     return cli_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-int cli_parse_seed(const char *text, uint64_t *seed)
+int cli_parse_seed(const char *text, uint64_t *seed, char *err, size_t errlen)
 {
     /* decimal (a leading 0 is not octal: 010 is ten, 09 nine), or
      * hexadecimal after 0x; strtoull would skip blanks and take "" as 0
@@ -120,11 +120,11 @@ int cli_parse_seed(const char *text, uint64_t *seed)
      * digit of the base */
     const int hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
     const char *digits = hex ? text + 2 : text;
-    if (!(hex ? cli_is_hex_digit(*digits) : cli_is_digit(*digits))) return -1;
-    char *end;
+    char *end = NULL;
     errno = 0;
-    *seed = strtoull(digits, &end, hex ? 16 : 10);
-    return !*end && !errno ? 0 : -1;
+    if (hex ? cli_is_hex_digit(*digits) : cli_is_digit(*digits)) *seed = strtoull(digits, &end, hex ? 16 : 10);
+    if (end && !*end && !errno) return 0;
+    return cli_usage_error(err, errlen, "--seed %s: not a decimal or 0x hexadecimal integer below 2^64", text);
 }
 
 int cli_usage_error(char *err, size_t errlen, const char *fmt, const char *what)
@@ -259,8 +259,7 @@ int cli_parse(int argc, char **argv, cli_command command, cli_args *a, char *err
             a->out_path = optarg;
             break;
         case OPT_SEED:
-            if (cli_parse_seed(optarg, &a->src.seed) != 0)
-                return cli_usage_error(err, errlen, CLI_SEED_ERROR, optarg);
+            if (cli_parse_seed(optarg, &a->src.seed, err, errlen) != 0) return CLI_EXIT_USAGE;
             break;
         case OPT_EXCLUSIVE: a->kind = GS_EXCLUSIVE; break;
         case OPT_BACKEND:
