@@ -205,13 +205,30 @@ template <bool F32, bool LO = true> struct gs_expansion {
     }
 };
 
+/* The barrier of the GS_EXACT_BLOCK threads that share a block's exact
+ * work: named barrier 1 with that count, not __syncthreads, so that the
+ * scan's helpers say whom they wait for (a block with a look-back warp
+ * beside them was tried that way: docs/PERFORMANCE.md). */
+GS_DEV void gs_exact_sync() { asm volatile("bar.sync 1, %0;" ::"n"(GS_EXACT_BLOCK) : "memory"); }
+/* The same, and true in every thread when p holds in any. */
+GS_DEV bool gs_exact_sync_or(bool p)
+{
+    int any;
+    asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.s32 p, %1, 0;\n\tbar.red.or.pred q, 1, %2, p;\n\t"
+                 "selp.s32 %0, 1, 0, q;\n\t}"
+                 : "=r"(any)
+                 : "r"((int)p), "n"(GS_EXACT_BLOCK)
+                 : "memory");
+    return any != 0;
+}
+
 /* Zero the block state; every thread calls it, a barrier follows. */
 GS_DEV void gs_exact_block_clear(gs_exact_block_state *b)
 {
     for (int i = threadIdx.x; i < GS_EXACT_WARPS * GS_EXACT_DIGITS; i += GS_EXACT_BLOCK)
         b->warp_digit[i / GS_EXACT_DIGITS][i % GS_EXACT_DIGITS] = 0;
     if (threadIdx.x == 0) b->special = 0;
-    __syncthreads();
+    gs_exact_sync();
 }
 
 /* Every thread adds its share of in[begin, end) to its expansion: 16-byte
@@ -279,7 +296,7 @@ GS_DEV void gs_exact_thread_sum(const T *in, int64_t begin, int64_t end, gs_expa
  * calls it, and b->sum is ready for all after it returns. */
 GS_DEV void gs_exact_block_total(gs_exact_block_state *b)
 {
-    __syncthreads();
+    gs_exact_sync();
     /* warps' digits stay below 2^62 in magnitude (a launch gives a block
      * fewer than 2^27 elements): their sum fits */
     for (int d = threadIdx.x; d < GS_EXACT_DIGITS; d += GS_EXACT_BLOCK) {
@@ -287,12 +304,12 @@ GS_DEV void gs_exact_block_total(gs_exact_block_state *b)
         for (int w = 0; w < GS_EXACT_WARPS; w++) sum += (int64_t)b->warp_digit[w][d];
         b->sum.digit[d] = sum;
     }
-    __syncthreads();
+    gs_exact_sync();
     if (threadIdx.x == 0) {
         b->sum.special = b->special;
         gs_exact_normalize(&b->sum);
     }
-    __syncthreads();
+    gs_exact_sync();
 }
 
 /* The block's exact sum of in[begin, end) into b->sum, normalized, with

@@ -398,9 +398,10 @@ template <class T, int VECS> struct gs_exact_scan_args {
     const T *in;
     T *out;
     int64_t n;
+    int64_t tiles_n;           /* tiles of the scan */
     gs_exact *carry;           /* before element 0; tile 0 reads it, the last tile moves it past n */
-    gs_exact_tile *tiles;      /* one per block */
-    gs_exact_packed *full;     /* two per block: aggregate, inclusive prefix */
+    gs_exact_tile *tiles;      /* one per tile */
+    gs_exact_packed *full;     /* two per tile: aggregate, inclusive prefix */
     uint32_t epoch;            /* below GS_EXACT_EPOCHS, never 0 */
     bool exclusive;
     bool vector_io;            /* in and out 16-byte aligned: whole tiles use vectors */
@@ -414,22 +415,26 @@ template <class T, int VECS> struct gs_exact_scan_args {
 /* A 16-byte vector of a tile (four f32 or two f64). */
 using gs_exact_raw = typename gs_raw_of<16>::type;
 
-/* What a block keeps in shared memory, but for its tile. */
-struct gs_exact_scan_shared {
-    gs_exact_block_state sum;  /* the rare paths' block sums */
+/* What a tile keeps in shared memory beside its elements: its own sums,
+ * written by every warp, and P, written by warp 0, which looks back for it. */
+struct gs_exact_tile_shared {
     gs_exact carry;            /* P, the exact sum before the tile, when carry_exact */
-    gs_exact inclusive;        /* P + the tile's sum, where a pair cannot hold it */
+    gs_exact inclusive;        /* the tile's exact sum where aggregate_full, then P + the tile's sum where a pair cannot hold it */
     double hi, lo, err;        /* P for the fast path: |P - (hi + lo)| <= err */
     int low;                   /* with err == 0: P is a multiple of 2^low */
     bool all_slow;             /* P holds a special value or is beyond fp64 */
     bool carry_exact;
-    bool aggregate_full;       /* the tile's exact sum is sum.sum, not aggregate */
+    bool aggregate_full;       /* the tile's exact sum is inclusive, not aggregate */
     double aggregate[2];
     int warp_low[GS_EXACT_WARPS];
     gs_dd warp_total[GS_EXACT_WARPS];
     double warp_abs[GS_EXACT_WARPS];
     double warp_off_grid[GS_EXACT_WARPS];   /* f32: what the grid rounded off */
     gs_exact_pair warp_rest[GS_EXACT_WARPS];
+};
+/* The rare paths' shared memory. */
+struct gs_exact_scan_scratch {
+    gs_exact_block_state sum;  /* the rare paths' block sums */
     int64_t warp_scan[GS_EXACT_WARPS];
     int fails;                 /* outputs of the tile its check left undecided */
     int64_t fail_index[GS_EXACT_FIXES];
@@ -440,10 +445,10 @@ struct gs_exact_scan_shared {
  * a static array for tiles of GS_EXACT_VECS (ptxas spilled three times as
  * much in the f32 kernel with a dynamic one), dynamic shared memory for
  * the long ones (past a static array's 48 KiB). */
-struct gs_exact_scan_shared_staged : gs_exact_scan_shared {
-    gs_exact_raw stage[GS_EXACT_VECS * GS_EXACT_BLOCK];
+template <int VECS> struct gs_exact_tile_rows {
+    gs_exact_raw row[VECS * GS_EXACT_BLOCK];
 };
-extern __shared__ gs_exact_raw gs_exact_stage_long[];
+extern __shared__ gs_exact_raw gs_exact_stage_dynamic[];
 template <int VECS> GS_HD_CONST int gs_exact_dynamic_bytes()
 {
     return VECS == GS_EXACT_VECS ? 0 : VECS * GS_EXACT_BLOCK * (int)sizeof(gs_exact_raw);
@@ -462,39 +467,38 @@ template <int VECS> GS_DEV int gs_exact_stage_slot(int j, int c)
     return j * GS_EXACT_BLOCK + (c ^ key);
 }
 
-/* s->carry made P exactly, where only the pair held it (a tile's fix or
+/* st->carry made P exactly, where only the pair held it (a tile's fix or
  * exact path, never both, calls it once); every thread calls it. */
-GS_DEV void gs_exact_scan_exact_carry(gs_exact_scan_shared *s)
+GS_DEV void gs_exact_scan_exact_carry(gs_exact_tile_shared *st)
 {
-    __syncthreads();
-    if (threadIdx.x == 0 && !s->carry_exact) gs_exact_from_pair(&s->carry, s->hi, s->lo);
-    __syncthreads();
+    gs_exact_sync();
+    if (threadIdx.x == 0 && !st->carry_exact) gs_exact_from_pair(&st->carry, st->hi, st->lo);
+    gs_exact_sync();
 }
 
-/* Lane 0 of warp 0: P for the fast path, from the pair p (exact) or, when
- * full, from s->carry (normalized). */
-GS_DEV void gs_exact_set_carry(gs_exact_scan_shared *s, bool full, gs_exact_pair p)
+/* Lane 0 of warp 0: P for the fast path, from the pair p
+ * (exact) or, when full, from st->carry (normalized). */
+GS_DEV void gs_exact_set_carry(gs_exact_tile_shared *st, bool full, gs_exact_pair p)
 {
     double hi, lo;
     bool exact = true;
-    if (full) exact = gs_exact_to_pair(&s->carry, hi, lo);
+    if (full) exact = gs_exact_to_pair(&st->carry, hi, lo);
     else gs_two_sum(p.hi, p.lo, hi, lo);   /* normalized: |lo| <= ulp(hi) / 2 */
-    s->hi = hi;
-    s->lo = lo;
-    s->err = exact ? 0.0 : __dadd_ru(__dmul_ru(fabs(hi), 0x1p-106), 0x1p-1074);
+    st->hi = hi;
+    st->lo = lo;
+    st->err = exact ? 0.0 : __dadd_ru(__dmul_ru(fabs(hi), 0x1p-106), 0x1p-1074);
     const int low_hi = gs_low_bit(hi), low_lo = gs_low_bit(lo);
-    s->low = low_hi < low_lo ? low_hi : low_lo;
-    s->all_slow = full && (s->carry.special != 0 || !isfinite(hi));
-    s->carry_exact = full;
+    st->low = low_hi < low_lo ? low_hi : low_lo;
+    st->all_slow = full && (st->carry.special != 0 || !isfinite(hi));
+    st->carry_exact = full;
 }
-
 /* Warp 0 of tile `tile` > 0: P from the states of the tiles before it, each
  * lane reading one, nearest first, 32 at a time until one is an inclusive
  * prefix. While every state is a pair and their sum stays whole, P is the
- * pair p (lane 0's); else it is summed exactly into s->carry (normalized on
+ * pair p (lane 0's); else it is summed exactly into st->carry (normalized on
  * return) and the result is true. */
 template <class T, int VECS>
-GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_scan_shared *s,
+GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_tile_shared *st,
                                gs_exact_pair &p)
 {
     const int lane = threadIdx.x % 32;
@@ -552,7 +556,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
                 if (inclusives) return false;
                 continue;
             }
-            if (lane == 0) gs_exact_from_pair(&s->carry, p.hi, p.lo);
+            if (lane == 0) gs_exact_from_pair(&st->carry, p.hi, p.lo);
             full = true;
         }
         for (int l = 0; l <= last; l++) {
@@ -562,99 +566,104 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
             if (lane == 0) {
                 if (packed) {
                     gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
-                    gs_exact_add_packed(&s->carry, &a.full[2 * (window - l) + li]);
+                    gs_exact_add_packed(&st->carry, &a.full[2 * (window - l) + li]);
                 } else {
-                    gs_exact_add_f64(&s->carry, h);
-                    gs_exact_add_f64(&s->carry, hl);
+                    gs_exact_add_f64(&st->carry, h);
+                    gs_exact_add_f64(&st->carry, hl);
                 }
             }
         }
         if (inclusives) {
-            if (lane == 0) gs_exact_normalize(&s->carry);
+            if (lane == 0) gs_exact_normalize(&st->carry);
             __syncwarp();
             return true;
         }
     }
 }
 
-/*
- * Warp 0, between the tile's own sums and its outputs: publishes the tile's
- * aggregate (s->aggregate, or s->sum.sum when aggregate_full), finds P (the
- * look-back; tile 0: *a.carry), publishes the inclusive prefix P +
- * aggregate, and leaves P for the fast path (gs_exact_set_carry). The last
- * tile moves *a.carry past the whole scan. Every thread calls it; a barrier
- * ends it.
- */
-template <class T, int VECS> GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, gs_exact_scan_shared *s)
+/* One thread, once the tile's sums are in st: publishes the aggregate of
+ * tile `tile` > 0 for the look-back of the tiles after it. */
+template <class T, int VECS>
+GS_DEV void gs_exact_publish_aggregate(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_tile_shared *st)
 {
-    const int64_t tile = blockIdx.x;
+    const uint32_t status = a.epoch << 2;
+    gs_exact_tile *state = &a.tiles[tile];
+    if (st->aggregate_full) gs_exact_publish_full(&state->aggregate.word, &a.full[2 * tile], &st->inclusive, status);
+    else gs_exact_publish_pair(&state->aggregate, status, st->aggregate[0], st->aggregate[1]);
+}
+
+/*
+ * A warp, once the tile's aggregate is published: finds P (the look-back;
+ * tile 0: *a.carry), publishes the inclusive prefix P + aggregate, and
+ * leaves P for the fast path in st (gs_exact_set_carry). The last tile
+ * moves *a.carry past the whole scan.
+ */
+template <class T, int VECS>
+GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_tile_shared *st)
+{
     const int lane = threadIdx.x % 32;
     const uint32_t status = a.epoch << 2;
     gs_exact_tile *state = &a.tiles[tile];
-    if (threadIdx.x < 32) {
-        const bool aggregate_full = s->aggregate_full;
-        if (tile > 0 && lane == 0) {
-            if (aggregate_full) {
-                gs_exact_publish_full(&state->aggregate.word, &a.full[2 * tile], &s->sum.sum, status);
-            } else {
-                gs_exact_publish_pair(&state->aggregate, status, s->aggregate[0], s->aggregate[1]);
-            }
-        }
-        gs_exact_pair p;
-        bool full = true;
-        if (tile > 0) {
-            full = gs_exact_look_back(a, tile, s, p);
-        } else {
-            if constexpr (sizeof(T) == 8) full = !gs_exact_carry_as_pair_outlined(a.carry, p);
-            else full = !gs_exact_carry_as_pair(a.carry, p);
-            if (full && lane == 0) {
-                s->carry = *a.carry;
-                gs_exact_normalize(&s->carry);
-            }
-        }
-        if (lane == 0) {
-            /* the inclusive prefix first (the tiles after wait for it): a
-             * pair where one holds it, else exact; then P for this tile */
-            gs_exact_pair q = p;
-            if (!full && !aggregate_full) {
-                q.add(s->aggregate[0]);
-                q.add(s->aggregate[1]);
-            }
-            bool inclusive_full = full || aggregate_full || !q.whole;
-            const bool last = tile == gridDim.x - 1;
-            if (inclusive_full) {
-                gs_exact *c = &s->inclusive;
-                if (full) *c = s->carry;
-                else gs_exact_from_pair(c, p.hi, p.lo);
-                if (aggregate_full) {
-                    gs_exact_merge(c, &s->sum.sum);
-                } else {
-                    gs_exact_add_f64(c, s->aggregate[0]);
-                    gs_exact_add_f64(c, s->aggregate[1]);
-                }
-                gs_exact_normalize(c);
-                q.whole = true;
-                inclusive_full = !gs_exact_to_pair(c, q.hi, q.lo);
-                if (last) *a.carry = *c;
-            } else if (last) {   /* the pair q is the inclusive prefix: the carry from it */
-                gs_exact_from_pair(&s->inclusive, q.hi, q.lo);
-                *a.carry = s->inclusive;
-            }
-            if (inclusive_full) {
-                gs_exact_publish_full(&state->inclusive.word, &a.full[2 * tile + 1], &s->inclusive, status);
-            } else {
-                gs_exact_publish_pair(&state->inclusive, status, q.hi, q.lo);
-            }
-            gs_exact_set_carry(s, full, p);
+    const bool aggregate_full = st->aggregate_full;
+    gs_exact_pair p;
+    bool full = true;
+    if (tile > 0) {
+        full = gs_exact_look_back(a, tile, st, p);
+    } else {
+        if constexpr (sizeof(T) == 8) full = !gs_exact_carry_as_pair_outlined(a.carry, p);
+        else full = !gs_exact_carry_as_pair(a.carry, p);
+        if (full && lane == 0) {
+            st->carry = *a.carry;
+            gs_exact_normalize(&st->carry);
         }
     }
-    __syncthreads();
+    if (lane == 0) {
+        /* the inclusive prefix first (the tiles after wait for it): a
+         * pair where one holds it, else exact; then P for this tile */
+        gs_exact_pair q = p;
+        if (!full && !aggregate_full) {
+            q.add(st->aggregate[0]);
+            q.add(st->aggregate[1]);
+        }
+        bool inclusive_full = full || aggregate_full || !q.whole;
+        const bool last = tile == a.tiles_n - 1;
+        if (inclusive_full) {
+            gs_exact *c = &st->inclusive;   /* (holds the tile's sum where aggregate_full) */
+            if (aggregate_full) {
+                if (full) {
+                    gs_exact_merge(c, &st->carry);
+                } else {
+                    gs_exact_add_f64(c, p.hi);
+                    gs_exact_add_f64(c, p.lo);
+                }
+            } else {
+                if (full) *c = st->carry;
+                else gs_exact_from_pair(c, p.hi, p.lo);
+                gs_exact_add_f64(c, st->aggregate[0]);
+                gs_exact_add_f64(c, st->aggregate[1]);
+            }
+            gs_exact_normalize(c);
+            q.whole = true;
+            inclusive_full = !gs_exact_to_pair(c, q.hi, q.lo);
+            if (last) *a.carry = *c;
+        } else if (last) {   /* the pair q is the inclusive prefix: the carry from it */
+            gs_exact_from_pair(&st->inclusive, q.hi, q.lo);
+            *a.carry = st->inclusive;
+        }
+        if (inclusive_full) {
+            gs_exact_publish_full(&state->inclusive.word, &a.full[2 * tile + 1], &st->inclusive, status);
+        } else {
+            gs_exact_publish_pair(&state->inclusive, status, q.hi, q.lo);
+        }
+        gs_exact_set_carry(st, full, p);
+    }
 }
 
-/* The tile's exact sum into s->sum.sum (normalized), from its elements
+/* The tile's exact sum into st->inclusive (normalized), from its elements
  * loaded again: for a tile whose sum no pair holds. Every thread calls it. */
 template <class T, int VECS>
-GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T, VECS> &a, int64_t first, int64_t end, gs_exact_scan_shared *s)
+GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T, VECS> &a, int64_t first, int64_t end,
+                                   gs_exact_tile_shared *st, gs_exact_scan_scratch *s)
 {
     constexpr int VEC = gs_exact_scan_traits<T>::vec;
     const gs_exact_warp_sink sink = {s->sum.warp_digit[threadIdx.x / 32], &s->sum.special};
@@ -667,6 +676,8 @@ GS_DEV void gs_exact_scan_tile_sum(const gs_exact_scan_args<T, VECS> &a, int64_t
     }
     ex.flush(sink);
     gs_exact_block_total(&s->sum);
+    if (threadIdx.x == 0) st->inclusive = s->sum.sum;
+    gs_exact_sync();
 }
 
 /* Exclusive sum of v over the block's threads; every thread calls it. */
@@ -675,63 +686,62 @@ GS_DEV int64_t gs_exact_block_exclusive(int64_t v, int64_t *warp_scan)
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const int64_t incl = gs_warp_scan<GS_SUM>(v);
     if (lane == 31) warp_scan[warp] = incl;
-    __syncthreads();
+    gs_exact_sync();
     int64_t before = 0;
     for (int w = 0; w < warp; w++) before += warp_scan[w];
-    __syncthreads();
+    gs_exact_sync();
     return before + incl - v;
 }
-
 /* The exact path of tile [begin, end): thread t walks the run
  * [begin + t*R, begin + (t+1)*R) from the exact carry + the runs before it,
- * rounding each prefix. Reads each element before writing its output, so
- * in place is fine. */
+ * rounding each prefix. Every thread calls it; it reads each element
+ * before writing its output, so in place is fine. */
 template <class T, int VECS>
 __device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
-                                                gs_exact_scan_shared *s)
+                                                gs_exact_tile_shared *st, gs_exact_scan_scratch *s)
 {
-    gs_exact_scan_exact_carry(s);
+    gs_exact_scan_exact_carry(st);
     const int64_t per = (end - begin + GS_EXACT_BLOCK - 1) / GS_EXACT_BLOCK;
     const int64_t r0 = begin + threadIdx.x * per < end ? begin + threadIdx.x * per : end;
     const int64_t r1 = r0 + per < end ? r0 + per : end;
 
-    gs_exact st;   /* first the run's sum, then the running prefix */
-    gs_exact_clear(&st);
+    gs_exact acc;   /* first the run's sum, then the running prefix */
+    gs_exact_clear(&acc);
     for (int64_t i = r0; i < r1; i++) {
-        if constexpr (sizeof(T) == 4) gs_exact_add_f32(&st, a.in[i]);
-        else gs_exact_add_f64(&st, a.in[i]);
+        if constexpr (sizeof(T) == 4) gs_exact_add_f32(&acc, a.in[i]);
+        else gs_exact_add_f64(&acc, a.in[i]);
     }
-    gs_exact_normalize(&st);
+    gs_exact_normalize(&acc);
     /* runs' normalized digits are below 2^32: their block sums fit */
     for (int d = 0; d < GS_EXACT_DIGITS; d++)
-        st.digit[d] = s->carry.digit[d] + gs_exact_block_exclusive(st.digit[d], s->warp_scan);
-    uint32_t special = s->carry.special;
+        acc.digit[d] = st->carry.digit[d] + gs_exact_block_exclusive(acc.digit[d], s->warp_scan);
+    uint32_t special = st->carry.special;
     for (int bit = GS_EXACT_NAN; bit <= GS_EXACT_NEG_INF; bit <<= 1)
-        if (gs_exact_block_exclusive((st.special & bit) != 0, s->warp_scan)) special |= bit;
-    st.special = special;
-    st.pending = 1;
-    gs_exact_normalize(&st);
+        if (gs_exact_block_exclusive((acc.special & bit) != 0, s->warp_scan)) special |= bit;
+    acc.special = special;
+    acc.pending = 1;
+    gs_exact_normalize(&acc);
 
-    int top = gs_exact_top_digit(&st, GS_EXACT_DIGITS - 1);
+    int top = gs_exact_top_digit(&acc, GS_EXACT_DIGITS - 1);
     for (int64_t i = r0; i < r1; i++) {
         const T x = a.in[i];
         T y = 0;
         if (a.exclusive)
-            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&st, top < 0 ? 0 : top)
-                               : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
+            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&acc, top < 0 ? 0 : top)
+                               : (T)gs_exact_round_f64_from(&acc, top < 0 ? 0 : top);
         uint64_t m;
         int bit, negative;
         const uint32_t sp = sizeof(T) == 4 ? gs_exact_decode_f32((float)x, &m, &bit, &negative)
                                            : gs_exact_decode_f64((double)x, &m, &bit, &negative);
         if (sp) {
-            st.special |= sp;
+            acc.special |= sp;
         } else if (m) {
-            const int j = gs_exact_add_carried(&st, m, bit, negative);
-            top = gs_exact_top_digit(&st, j > top ? j : top);
+            const int j = gs_exact_add_carried(&acc, m, bit, negative);
+            top = gs_exact_top_digit(&acc, j > top ? j : top);
         }
         if (!a.exclusive)
-            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&st, top < 0 ? 0 : top)
-                               : (T)gs_exact_round_f64_from(&st, top < 0 ? 0 : top);
+            y = sizeof(T) == 4 ? (T)gs_exact_round_f32_from(&acc, top < 0 ? 0 : top)
+                               : (T)gs_exact_round_f64_from(&acc, top < 0 ? 0 : top);
         a.out[i] = y;
     }
 }
@@ -742,15 +752,15 @@ __device__ __noinline__ void gs_exact_scan_slow(const gs_exact_scan_args<T, VECS
  * tile's outputs wait for it. */
 template <class T, int VECS>
 __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
-                                              gs_exact_scan_shared *s)
+                                              gs_exact_tile_shared *st, gs_exact_scan_scratch *s)
 {
-    gs_exact_scan_exact_carry(s);   /* (barriers: s->fail_index is complete) */
+    gs_exact_scan_exact_carry(st);   /* (barriers: s->fail_index is complete) */
     gs_exact_block_clear(&s->sum);
     for (int e = 0; e < s->fails; e++) {
         const int64_t upto = a.exclusive ? s->fail_index[e] : s->fail_index[e] + 1;
         gs_exact_block_sum(a.in, begin, upto < end ? upto : end, &s->sum);   /* (padding: not stored) */
         if (threadIdx.x == 0) {
-            gs_exact_merge(&s->sum.sum, &s->carry);
+            gs_exact_merge(&s->sum.sum, &st->carry);
             gs_exact_normalize(&s->sum.sum);
             s->fail_value[e] = sizeof(T) == 4 ? gs_exact_round_f32_from(&s->sum.sum, GS_EXACT_DIGITS - 1)
                                               : gs_exact_round_f64_from(&s->sum.sum, GS_EXACT_DIGITS - 1);
@@ -759,62 +769,130 @@ __device__ __noinline__ void gs_exact_scan_fix(const gs_exact_scan_args<T, VECS>
     }
 }
 
+/* Where a thread's part of tile [begin, end) lies: in the input (its
+ * first vector, `first`, and its run's first element, `run`) and in the
+ * tile's rows of shared memory. Warp w owns a contiguous segment of VECS *
+ * 32 vectors; lane l loads and stores vector j * 32 + l of it (coalesced,
+ * as in gs_scan_kernel), and computes the outputs of the run of vectors l
+ * * VECS .. l * VECS + VECS - 1, so that the warp scans one sum per
+ * thread, not one per vector. */
+template <class T, int VECS> struct gs_exact_tile_view {
+    static constexpr int VEC = gs_exact_scan_traits<T>::vec;
+    int64_t begin, end, first, run;
+    bool whole;               /* a whole tile of 16-byte vectors */
+    gs_exact_raw *stage;      /* the warp's first column of the rows */
+    int lane;
+
+    GS_DEV gs_exact_tile_view(const gs_exact_scan_args<T, VECS> &a, int64_t b, int64_t e, gs_exact_raw *rows)
+    {
+        constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
+        const int warp = threadIdx.x / 32;
+        lane = threadIdx.x % 32;
+        begin = b;
+        end = e;
+        whole = a.vector_io && e - b == gs_exact_tile_items<T, VECS>();
+        first = b + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
+        run = b + warp * WARP_ITEMS + lane * VECS * VEC;
+        stage = rows + warp * 32;
+    }
+    /* the thread's vector j as loaded (lane's vector of row j) */
+    GS_DEV gs_exact_raw *loaded(int j) const { return &stage[gs_exact_stage_slot<VECS>(j, lane)]; }
+    /* vector i of its run (the warp segment's vector lane * VECS + i) */
+    GS_DEV gs_exact_raw *in_run(int i) const
+    {
+        const int m = lane * VECS + i;
+        return &stage[gs_exact_stage_slot<VECS>(m / 32, m % 32)];
+    }
+};
+
+/* The thread's run: its sum, scanned across the warp (inclusive: lane 31
+ * has the warp's total). */
+template <class T, int VECS>
+GS_DEV typename gs_exact_scan_traits<T>::A gs_exact_run_scan(const gs_exact_tile_view<T, VECS> &v)
+{
+    using A = typename gs_exact_scan_traits<T>::A;
+    constexpr int VEC = gs_exact_scan_traits<T>::vec;
+    A sum = gs_acc_zero<A>();
+#pragma unroll
+    for (int i = 0; i < VECS; i++) {
+        T x[VEC];
+        memcpy(x, v.in_run(i), 16);
+#pragma unroll
+        for (int k = 0; k < VEC; k++) sum = gs_dd_add(sum, (double)x[k]);
+    }
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const A up = gs_shfl_up(sum, d);
+        if (v.lane >= d) sum = gs_dd_add(up, sum);
+    }
+    return sum;
+}
+
+/* With the totals of the warps before, the run's local start (all but P)
+ * from its scanned sum. */
+template <class T>
+GS_DEV typename gs_exact_scan_traits<T>::A gs_exact_run_start(const gs_exact_tile_shared *st,
+                                                              typename gs_exact_scan_traits<T>::A scanned)
+{
+    using A = typename gs_exact_scan_traits<T>::A;
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    A local = gs_acc_zero<A>();
+    const A lower = gs_shfl_up(scanned, 1);
+    for (int w = 0; w < warp; w++) {
+        if constexpr (sizeof(T) == 4) local = __dadd_rn(local, st->warp_total[w].hi);
+        else local = gs_dd_add(local, st->warp_total[w]);
+    }
+    if (lane > 0) local = gs_dd_add(local, lower);
+    return local;
+}
+
+/* What a thread takes from a tile's own sums to its outputs. */
+template <class T> struct gs_exact_tile_sums {
+    using A = typename gs_exact_scan_traits<T>::A;
+    bool valid = true;        /* the fast path's sums and bound hold */
+    double magnitude = 0.0;   /* f32: >= the tile's sum of |x| */
+    A local = gs_acc_zero<A>();   /* f64: the run's local start (all but P) */
+    double terms = 0.0;       /* f64: >= the tile's sum of |x| */
+    int terms_low = INT32_MAX / 2;   /* f64: the lowest bit of any element */
+};
+
+/* f64: whether partial sums below m, of terms that are multiples of
+ * 2^low, are exact in the fast path's arithmetic (see gs_low_bit) */
+GS_DEV bool gs_exact_below(double m, int low)
+{
+    const int limit = low + gs_exact_scan_traits<double>::exact_bits;
+    return limit > 1023 ? isfinite(m) : m < __longlong_as_double((int64_t)(limit + 1023) << 52);
+}
+
 /*
- * The fast path of tile [begin, end) of BLOCK * VECS vectors. Warp w owns
- * a contiguous segment of VECS * 32 vectors; lane l loads and stores
- * vector j * 32 + l of it (coalesced, as in gs_scan_kernel), and computes
- * the outputs of the run of vectors l * VECS .. l * VECS + VECS - 1, so
- * that the warp scans one sum per thread, not one per vector. First the
- * tile's own sums, exact (f32: on the tile's grid; f64: double-double where
- * that is exact), and unless FIX its exact aggregate and the look-back
- * (gs_exact_scan_prefix); then every output from P and the local prefix,
- * checked against the error bound. The tile waits in the stage meanwhile
- * (f64: the elements; f32: their terms on the grid), not in registers,
- * which would cost blocks per multiprocessor, and the outputs replace it
- * there. When every check decides its output, or (FIX) a few do not and
- * are rounded one by one from the exact carry, the outputs are stored.
- * Returns false, storing nothing, when the exact path must take the tile.
- * Every thread calls it and gets the same answer.
+ * The tile's own sums, which need nothing from before it. The tile waits in
+ * the stage meanwhile (f64: the elements; f32: their terms on the grid),
+ * not in registers, which would cost blocks per multiprocessor. f32: the
+ * terms on the tile's grid (found from the block's sum of |x|) replace the
+ * elements, and their sums are exact. f64: the elements' sums in
+ * double-double, exact when the terms' range allows (gs_low_bit). Unless
+ * FIX, also the tile's exact aggregate into st (the warps' totals and
+ * rests, as a pair while one holds it, else st->inclusive from the
+ * elements). Every thread calls it; a barrier ends it.
  */
 template <class T, int VECS, bool FIX>
-GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t begin, int64_t end, gs_exact_scan_shared *s)
+GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS> &a, const gs_exact_tile_view<T, VECS> &v,
+                                               gs_exact_tile_shared *st, gs_exact_scan_scratch *s)
 {
     using X = gs_exact_scan_traits<T>;
     using A = typename X::A;
     constexpr int VEC = X::vec;
-    constexpr int64_t WARP_ITEMS = (int64_t)VECS * 32 * VEC;
-    constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
     constexpr bool GRID = sizeof(T) == 4;
-    /* a long tile loads in halves (half its 64 KiB in flight at a time) and
-     * unrolls its output loop 4 times */
-    constexpr int PART = VECS == GS_EXACT_VECS ? VECS : VECS / 2, OUT_UNROLL = VECS == GS_EXACT_VECS ? VECS : 4;
+    /* a long tile loads in halves (half its 64 KiB in flight at a time) */
+    constexpr int PART = VECS == GS_EXACT_VECS ? VECS : VECS / 2;
     static_assert(!GRID || VECS == GS_EXACT_VECS, "f32 tiles are short: the grid needs the whole tile's terms");
     using Raw = gs_exact_raw;
-    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    const bool whole = a.vector_io && end - begin == ITEMS;
-    const int64_t first = begin + warp * WARP_ITEMS + lane * VEC;   /* vector j at + j*32*VEC */
-    const int64_t run = begin + warp * WARP_ITEMS + lane * VECS * VEC;
-    Raw *const stage = warp * 32 + [&]() -> Raw * {
-        if constexpr (VECS == GS_EXACT_VECS) return static_cast<gs_exact_scan_shared_staged *>(s)->stage;
-        else return gs_exact_stage_long;
-    }();
-    /* the thread's vector j as loaded (lane's vector of row j), and vector i
-     * of its run (the warp segment's vector lane * VECS + i) */
-    const auto loaded = [&](int j) { return &stage[gs_exact_stage_slot<VECS>(j, lane)]; };
-    const auto in_run = [&](int i) {
-        const int m = lane * VECS + i;
-        return &stage[gs_exact_stage_slot<VECS>(m / 32, m % 32)];
-    };
+    const int lane = v.lane, warp = threadIdx.x / 32;
+    gs_exact_tile_sums<T> r;
 
-    /* ---- the tile's own sums, which need nothing from before it.
-     * f32: the terms on the tile's grid (found from the block's sum of |x|)
-     * replace the elements, and their sums are exact. f64: the elements'
-     * sums in double-double, exact when the terms' range allows
-     * (gs_low_bit). `rest` is what the warps' totals leave out of the exact
-     * sum (f32: what the grid rounded off; f64 where the totals are not
-     * exact: the thread's elements), exactly while it is whole. */
-    bool valid = true;        /* the fast path's sums and bound hold */
-    double magnitude = 0.0;   /* f32: >= the tile's sum of |x| */
+    /* `rest` is what the warps' totals leave out of the exact sum (f32: what
+     * the grid rounded off; f64 where the totals are not exact: the
+     * thread's elements), exactly while it is whole. */
     double abs_sum = 0.0;     /* f32: what the grid rounded off; f64: the sum of |x| */
     int low = INT32_MAX / 2;
     double total = 0.0;       /* f32: the sum of the terms */
@@ -823,10 +901,10 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
 #pragma unroll
     for (int h = 0; h < VECS; h += PART) {
         T x[PART][VEC];
-        if (whole) {
+        if (v.whole) {
 #pragma unroll
             for (int j = 0; j < PART; j++) {
-                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + first + (h + j) * 32 * VEC));
+                const Raw raw = __ldg(reinterpret_cast<const Raw *>(a.in + v.first + (h + j) * 32 * VEC));
                 memcpy(x[j], &raw, 16);
             }
         } else {
@@ -834,13 +912,13 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
             for (int j = 0; j < PART; j++)
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
-                    const int64_t i = first + (h + j) * 32 * VEC + k;
-                    x[j][k] = i < end ? a.in[i] : (T)0;
+                    const int64_t i = v.first + (h + j) * 32 * VEC + k;
+                    x[j][k] = i < v.end ? a.in[i] : (T)0;
                 }
         }
         if constexpr (!GRID)
 #pragma unroll
-            for (int j = 0; j < PART; j++) memcpy(loaded(h + j), x[j], 16);
+            for (int j = 0; j < PART; j++) memcpy(v.loaded(h + j), x[j], 16);
         if constexpr (GRID) {
             float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
 #pragma unroll
@@ -850,11 +928,11 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
             double sum = abs32;
 #pragma unroll
             for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
-            if (lane == 0) s->warp_abs[warp] = sum;
-            __syncthreads();
-            for (int w = 0; w < GS_EXACT_WARPS; w++) magnitude = __dadd_ru(magnitude, s->warp_abs[w]);
-            if (isfinite(magnitude)) grid = gs_grid_for(magnitude);
-            valid = grid.usable;   /* else a special value or an overflow: the exact path */
+            if (lane == 0) st->warp_abs[warp] = sum;
+            gs_exact_sync();
+            for (int w = 0; w < GS_EXACT_WARPS; w++) r.magnitude = __dadd_ru(r.magnitude, st->warp_abs[w]);
+            if (isfinite(r.magnitude)) grid = gs_grid_for(r.magnitude);
+            r.valid = grid.usable;   /* else a special value or an overflow: the exact path */
             /* what the grid rounds off, x - t, is exact in f32; a thread
              * that rounded any off keeps their exact sum (rare) */
             float off32 = 0.0f;
@@ -867,13 +945,13 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
                     off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t[k])));
                     total = __dadd_rn(total, (double)t[k]);
                 }
-                memcpy(loaded(h + j), t, 16);   /* the terms wait, not the elements */
+                memcpy(v.loaded(h + j), t, 16);   /* the terms wait, not the elements */
             }
             if (!FIX && off32 != 0.0f) {
 #pragma unroll
                 for (int j = 0; j < PART; j++) {
                     T t[VEC];
-                    memcpy(t, loaded(h + j), 16);
+                    memcpy(t, v.loaded(h + j), 16);
 #pragma unroll
                     for (int k = 0; k < VEC; k++) rest.add(__fsub_rn(x[j][k], t[k]));
                 }
@@ -890,43 +968,15 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
                 }
         }
     }
-    /* the thread's run: its sum, scanned across the warp (inclusive: lane
-     * 31 has the warp's total), and with the totals of the warps before,
-     * the run's local start (all but P). f64 scans before the look-back,
-     * while warp 0 waits for the tiles before (2% faster), and its lane 31
-     * gives the warp's total (no second sum in the loads); f32 after it
-     * (before, 9% slower: docs/PERFORMANCE.md) */
-    const auto run_scan = [&] {
-        A v = gs_acc_zero<A>();
-#pragma unroll
-        for (int i = 0; i < VECS; i++) {
-            T x[VEC];
-            memcpy(x, in_run(i), 16);
-#pragma unroll
-            for (int k = 0; k < VEC; k++) v = gs_dd_add(v, (double)x[k]);
-        }
-#pragma unroll
-        for (int d = 1; d < 32; d *= 2) {
-            const A up = gs_shfl_up(v, d);
-            if (lane >= d) v = gs_dd_add(up, v);
-        }
-        return v;
-    };
-    const auto run_start = [&](A v) {
-        A local = gs_acc_zero<A>();
-        const A lower = gs_shfl_up(v, 1);
-        for (int w = 0; w < warp; w++) {
-            if constexpr (GRID) local = __dadd_rn(local, s->warp_total[w].hi);
-            else local = gs_dd_add(local, s->warp_total[w]);
-        }
-        if (lane > 0) local = gs_dd_add(local, lower);
-        return local;
-    };
-    A run_sum = gs_acc_zero<A>();   /* f64: scanned */
+    /* f64 scans its runs now, before the look-back, while the look-back
+     * waits for the tiles before (2% faster), and lane 31 gives the warp's
+     * total (no second sum in the loads); f32 after it (before, 9% slower:
+     * docs/PERFORMANCE.md) */
+    A run_sum = gs_acc_zero<A>();
     if constexpr (!GRID) {
         __syncwarp();   /* the warp's rows are staged: its runs */
-        run_sum = run_scan();
-        if (lane == 31) s->warp_total[warp] = run_sum;
+        run_sum = gs_exact_run_scan<T, VECS>(v);
+        if (lane == 31) st->warp_total[warp] = run_sum;
     }
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
@@ -937,44 +987,34 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
     }
     if (lane == 0) {
         if constexpr (GRID) {
-            s->warp_total[warp] = gs_dd{total, 0.0};
-            s->warp_off_grid[warp] = abs_sum;
+            st->warp_total[warp] = gs_dd{total, 0.0};
+            st->warp_off_grid[warp] = abs_sum;
         } else {
-            s->warp_abs[warp] = abs_sum;
-            s->warp_low[warp] = low;
+            st->warp_abs[warp] = abs_sum;
+            st->warp_low[warp] = low;
         }
     }
-    __syncthreads();
+    gs_exact_sync();
 
     /* f64: the block's range of terms, and whether the warps' totals are exact */
-    const auto below = [](double m, int low) {
-        const int limit = low + gs_exact_scan_traits<double>::exact_bits;
-        return limit > 1023 ? isfinite(m) : m < __longlong_as_double((int64_t)(limit + 1023) << 52);
-    };
-    double terms = 0.0;
-    int terms_low = INT32_MAX / 2;
     bool totals_exact = true;
     if constexpr (!GRID) {
         for (int w = 0; w < GS_EXACT_WARPS; w++) {
-            terms = __dadd_ru(terms, s->warp_abs[w]);
-            terms_low = s->warp_low[w] < terms_low ? s->warp_low[w] : terms_low;
+            r.terms = __dadd_ru(r.terms, st->warp_abs[w]);
+            r.terms_low = st->warp_low[w] < r.terms_low ? st->warp_low[w] : r.terms_low;
         }
-        valid = isfinite(terms);
-        totals_exact = below(terms, terms_low);
+        r.valid = isfinite(r.terms);
+        totals_exact = gs_exact_below(r.terms, r.terms_low);
+        r.local = gs_exact_run_start<T>(st, run_sum);
     }
 
-    A local = gs_acc_zero<A>();
-    if constexpr (!GRID) local = run_start(run_sum);
-
     if constexpr (!FIX) {
-        /* the tile's exact sum: the warps' totals and the rests, as a pair
-         * while one holds it, else from the elements into the digits */
         if constexpr (!GRID) {
             if (!totals_exact) {
 #pragma unroll 1
                 for (int j = 0; j < VECS; j++) {
                     T x[VEC];
-                    memcpy(x, loaded(j), 16);
+                    memcpy(x, v.loaded(j), 16);
 #pragma unroll
                     for (int k = 0; k < VEC; k++) rest.add(x[k]);
                 }
@@ -983,54 +1023,75 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
         /* f32's rests are what the grid rounded off, in a few threads (a
          * barrier asks); f64's the elements, where the totals are not exact
          * (the block knows) */
-        const bool any_rest = GRID ? __syncthreads_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole) : !totals_exact;
+        const bool any_rest = GRID ? gs_exact_sync_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole) : !totals_exact;
         if (any_rest) {
-            const gs_exact_pair r = gs_exact_pair_warp_sum(rest);
-            if (lane == 0) s->warp_rest[warp] = r;
-            __syncthreads();
+            const gs_exact_pair p = gs_exact_pair_warp_sum(rest);
+            if (lane == 0) st->warp_rest[warp] = p;
+            gs_exact_sync();
         }
         if (threadIdx.x == 0) {
             gs_exact_pair sum;
             if (totals_exact) {   /* then their sums are exact too */
                 A t = gs_acc_zero<A>();
                 for (int w = 0; w < GS_EXACT_WARPS; w++) {
-                    if constexpr (GRID) t = __dadd_rn(t, s->warp_total[w].hi);
-                    else t = gs_dd_add(t, s->warp_total[w]);
+                    if constexpr (GRID) t = __dadd_rn(t, st->warp_total[w].hi);
+                    else t = gs_dd_add(t, st->warp_total[w]);
                 }
                 if constexpr (GRID) sum.hi = t;
                 else gs_two_sum(t.hi, t.lo, sum.hi, sum.lo);
             }
             if (any_rest)
-                for (int w = 0; w < GS_EXACT_WARPS; w++) sum.add(s->warp_rest[w]);
-            s->aggregate_full = !(valid && sum.whole);
-            s->aggregate[0] = sum.hi;
-            s->aggregate[1] = sum.lo;
+                for (int w = 0; w < GS_EXACT_WARPS; w++) sum.add(st->warp_rest[w]);
+            st->aggregate_full = !(r.valid && sum.whole);
+            st->aggregate[0] = sum.hi;
+            st->aggregate[1] = sum.lo;
         }
-        __syncthreads();
-        if (s->aggregate_full) gs_exact_scan_tile_sum(a, first, end, s);
-        gs_exact_scan_prefix(a, s);
+        gs_exact_sync();
+        if (st->aggregate_full) gs_exact_scan_tile_sum(a, v.first, v.end, st, s);
     }
+    return r;
+}
 
-    /* ---- the outputs, from P and the local prefix sums ----------------- */
-    const double carry_hi = s->hi, carry_lo = s->lo, carry_err = s->err;
-    valid = valid & !s->all_slow;
+/*
+ * The outputs of the tile, from P (in st) and the local prefix sums,
+ * checked against the error bound: an output whose approximation is
+ * farther than the bound from every rounding boundary rounds exactly as
+ * the exact prefix does. They replace the tile in the stage, and when every
+ * check decides its output, or (FIX) a few do not and are rounded one by
+ * one from the exact carry, they are stored. Returns false, storing
+ * nothing, when the exact path must take the tile. Every thread calls it and
+ * gets the same answer.
+ */
+template <class T, int VECS, bool FIX>
+GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs_exact_tile_view<T, VECS> &v,
+                                  gs_exact_tile_shared *st, gs_exact_scan_scratch *s, const gs_exact_tile_sums<T> &r)
+{
+    using X = gs_exact_scan_traits<T>;
+    using A = typename X::A;
+    constexpr int VEC = X::vec;
+    constexpr bool GRID = sizeof(T) == 4;
+    /* a long tile unrolls its output loop 4 times */
+    constexpr int OUT_UNROLL = VECS == GS_EXACT_VECS ? VECS : 4;
+    using Raw = gs_exact_raw;
+    const double carry_hi = st->hi, carry_lo = st->lo, carry_err = st->err;
+    bool valid = r.valid & !st->all_slow;
     double bound;
     if constexpr (GRID) {
         /* local sums are exact: the error is P's, what the grid rounded off
          * and, when P has a lo, the rounding of e + lo (|e| <= 2^-53 |h|) */
         bound = carry_err;
-        for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, s->warp_off_grid[w]);
+        for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, st->warp_off_grid[w]);
         if (carry_lo != 0.0) {
-            const double e = __dmul_ru(__dadd_ru(fabs(carry_hi), __dmul_ru(magnitude, 2.0)), 0x1p-52);
+            const double e = __dmul_ru(__dadd_ru(fabs(carry_hi), __dmul_ru(r.magnitude, 2.0)), 0x1p-52);
             bound = __dadd_ru(bound, __dadd_ru(__dmul_ru(__dadd_ru(e, fabs(carry_lo)), 0x1p-52), 0x1p-1074));
         }
     } else {
         /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
          * exact_bits) is the partial sums' exact range */
-        const int sub_low = terms_low < s->low ? terms_low : s->low;
-        const double m = __dadd_ru(__dadd_ru(fabs(carry_hi), fabs(carry_lo)), terms);
+        const int sub_low = r.terms_low < st->low ? r.terms_low : st->low;
+        const double m = __dadd_ru(__dadd_ru(fabs(carry_hi), fabs(carry_lo)), r.terms);
         valid = valid & isfinite(m);
-        const bool exact = carry_err == 0.0 && below(m, sub_low);
+        const bool exact = carry_err == 0.0 && gs_exact_below(m, sub_low);
         bound = __dadd_ru(carry_err, exact ? 0.0 : __dmul_ru(m, X::rel));
     }
 
@@ -1039,14 +1100,14 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
      * did not decide it (FIX; else `decided` says all) */
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
     A running;
-    if constexpr (GRID) running = run_start(run_scan());
-    else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, local);
+    if constexpr (GRID) running = gs_exact_run_start<T>(st, gs_exact_run_scan<T, VECS>(v));
+    else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, r.local);
     uint32_t failed = 0;
     bool decided = true;
 #pragma unroll OUT_UNROLL
     for (int i = 0; i < VECS; i++) {
         T x[VEC];
-        memcpy(x, in_run(i), 16);
+        memcpy(x, v.in_run(i), 16);
 #pragma unroll
         for (int k = 0; k < VEC; k++) {
             const A next = gs_dd_add(running, (double)x[k]);
@@ -1058,43 +1119,43 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
             else decided = decided & one;
             running = next;
         }
-        memcpy(in_run(i), x, 16);
+        memcpy(v.in_run(i), x, 16);
     }
 
     if constexpr (!FIX) {
-        if (__syncthreads_or(!(valid && decided))) return false;
+        if (gs_exact_sync_or(!(valid && decided))) return false;
     } else {
         /* the undecided outputs (padding's included: not stored), each from
          * the exact carry plus the block's exact sum up to it */
-        if (__syncthreads_or(!valid)) return false;
+        if (gs_exact_sync_or(!valid)) return false;
         int entry = (int)gs_exact_block_exclusive(__popc(failed), s->warp_scan);
         if (threadIdx.x == GS_EXACT_BLOCK - 1) s->fails = entry + __popc(failed);
-        __syncthreads();
+        gs_exact_sync();
         if (s->fails > GS_EXACT_FIXES) return false;
-        for (uint32_t m = failed; m; m &= m - 1) s->fail_index[entry++] = run + __ffs(m) - 1;
-        gs_exact_scan_fix(a, begin, end, s);
+        for (uint32_t m = failed; m; m &= m - 1) s->fail_index[entry++] = v.run + __ffs(m) - 1;
+        gs_exact_scan_fix(a, v.begin, v.end, st, s);
         entry -= __popc(failed);
         for (uint32_t m = failed; m; m &= m - 1) {
             const int b = __ffs(m) - 1;
             T x[VEC];
-            memcpy(x, in_run(b / VEC), 16);
+            memcpy(x, v.in_run(b / VEC), 16);
             x[b % VEC] = (T)s->fail_value[entry++];
-            memcpy(in_run(b / VEC), x, 16);
+            memcpy(v.in_run(b / VEC), x, 16);
         }
     }
     __syncwarp();   /* the runs' outputs, stored row by row */
 
 #pragma unroll
     for (int j = 0; j < VECS; j++) {
-        if (whole) {
-            *reinterpret_cast<Raw *>(a.out + first + j * 32 * VEC) = *loaded(j);
+        if (v.whole) {
+            *reinterpret_cast<Raw *>(a.out + v.first + j * 32 * VEC) = *v.loaded(j);
         } else {
             T x[VEC];
-            memcpy(x, loaded(j), 16);
+            memcpy(x, v.loaded(j), 16);
 #pragma unroll
             for (int k = 0; k < VEC; k++) {
-                const int64_t i = first + j * 32 * VEC + k;
-                if (i < end) a.out[i] = x[k];
+                const int64_t i = v.first + j * 32 * VEC + k;
+                if (i < v.end) a.out[i] = x[k];
             }
         }
     }
@@ -1105,37 +1166,61 @@ GS_DEV bool gs_exact_scan_tile(const gs_exact_scan_args<T, VECS> &a, int64_t beg
  * undecided outputs one by one; apart, so that the first keeps no
  * registers for it. */
 template <class T, int VECS>
-__device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T, VECS> a, int64_t begin, int64_t end,
-                                               gs_exact_scan_shared *s)
+__device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T, VECS> a, const gs_exact_tile_view<T, VECS> v,
+                                               gs_exact_tile_shared *st, gs_exact_scan_scratch *s)
 {
-    return gs_exact_scan_tile<T, VECS, true>(a, begin, end, s);
+    const gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, true>(a, v, st, s);
+    return gs_exact_scan_outputs<T, VECS, true>(a, v, st, s, r);
+}
+
+/* The outputs of a tile whose P is in st: the fast path, else the fast
+ * path with a few outputs rounded one by one, else the exact path from the
+ * exact carry. */
+template <class T, int VECS>
+GS_DEV void gs_exact_scan_finish(const gs_exact_scan_args<T, VECS> &a, const gs_exact_tile_view<T, VECS> &v,
+                                 gs_exact_tile_shared *st, gs_exact_scan_scratch *s, const gs_exact_tile_sums<T> &r)
+{
+    if (!gs_exact_scan_outputs<T, VECS, false>(a, v, st, s, r) && !gs_exact_scan_redo(a, v, st, s))
+        gs_exact_scan_slow(a, v.begin, v.end, st, s);
 }
 
 /* The scan kernel's blocks per multiprocessor. Its tile waits in shared
  * memory through the look-back, not in registers, so four blocks of short
- * tiles (32 KiB, 64 registers) or three of long ones (64 KiB) fit; the
- * spills are in the rare paths' serial code. While one block waits on the
- * tiles before it, the others work. Four short ones measured 1.2-1.4x
+ * tiles (32 KiB, 64 registers) or three of long ones (64 KiB) fit;
+ * the spills are in the rare paths' serial code. While one block waits on
+ * the tiles before it, the others work. Four short ones measured 1.2-1.4x
  * faster than two, five slower (docs/PERFORMANCE.md). */
 template <int VECS> GS_HD_CONST int gs_exact_scan_blocks()
 {
     return VECS == GS_EXACT_VECS ? 4 : 3;
 }
 
-/* Block b scans tile b: the fast path, else the fast path with a few
- * outputs rounded one by one, else the exact path from the exact carry.
- * Long tiles wait in gs_exact_dynamic_bytes<VECS>() of dynamic shared
- * memory. */
+/* Block b scans tile b: its own sums, then warp 0 publishes its aggregate
+ * and looks back while the other warps wait, then the outputs. Long tiles
+ * wait in gs_exact_dynamic_bytes<VECS>() of dynamic shared memory. */
 template <class T, int VECS>
 __global__ void __launch_bounds__(GS_EXACT_BLOCK, gs_exact_scan_blocks<VECS>())
 gs_exact_scan_kernel(const gs_exact_scan_args<T, VECS> a)
 {
     constexpr int64_t ITEMS = gs_exact_tile_items<T, VECS>();
-    __shared__ std::conditional_t<VECS == GS_EXACT_VECS, gs_exact_scan_shared_staged, gs_exact_scan_shared> s;
-    const int64_t begin = (int64_t)blockIdx.x * ITEMS;
+    __shared__ gs_exact_tile_shared st;
+    __shared__ gs_exact_scan_scratch s;
+    gs_exact_raw *rows = gs_exact_stage_dynamic;
+    if constexpr (VECS == GS_EXACT_VECS) {
+        __shared__ gs_exact_tile_rows<GS_EXACT_VECS> short_rows;
+        rows = short_rows.row;
+    }
+    const int64_t tile = blockIdx.x;
+    const int64_t begin = tile * ITEMS;
     const int64_t end = begin + ITEMS < a.n ? begin + ITEMS : a.n;
-    if (!gs_exact_scan_tile<T, VECS, false>(a, begin, end, &s) && !gs_exact_scan_redo(a, begin, end, &s))
-        gs_exact_scan_slow(a, begin, end, &s);
+    const gs_exact_tile_view<T, VECS> v(a, begin, end, rows);
+    const gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, false>(a, v, &st, &s);
+    if (threadIdx.x < 32) {
+        if (threadIdx.x == 0 && tile > 0) gs_exact_publish_aggregate(a, tile, &st);
+        gs_exact_scan_prefix(a, tile, &st);
+    }
+    gs_exact_sync();
+    gs_exact_scan_finish(a, v, &st, &s, r);
 }
 
 #endif /* GS_CUDA_EXACT_SCAN_AGENT_CUH */
