@@ -228,7 +228,12 @@ gs_status gs_mpi_agree_values(gs_mpi *m, gs_status mine, const int64_t *values, 
      * status, ranks that succeeded as `size`) as the minimum, and each value
      * as a maximum and a minimum, which differ when the ranks' values do */
     int64_t v[1 + 2 * GS_MPI_AGREE_VALUES];
-    if (count < 0 || count > GS_MPI_AGREE_VALUES) count = 0;   /* (callers pass a fixed count) */
+    if (count < 0 || count > GS_MPI_AGREE_VALUES) {   /* a caller's bug: every rank passes the same count */
+        if (mine == GS_OK)
+            mine = gs_err_set(m->err, GS_ERR_ARG, "gs_mpi_agree_values: %d values (0 to %d)", count,
+                              GS_MPI_AGREE_VALUES);
+        count = 0;
+    }
     if (differ) *differ = 0;
     v[0] = -(mine != GS_OK ? (int64_t)m->rank << 32 | (uint32_t)mine : (int64_t)m->size << 32);
     for (int i = 0; i < count; i++) {

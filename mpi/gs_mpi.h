@@ -10,11 +10,12 @@
 #define GS_MPI_H
 
 #include <mpi.h>
-#include <sys/stat.h>
 
 #include "gs_exact.h"
 #include "gs_rules.h"
 #include "gs_status.h"
+
+struct stat;   /* gs_mpiio_keep_owner takes a pointer to one */
 
 typedef struct gs_mpi {
     MPI_Comm comm;          /* our duplicate of the caller's communicator */
@@ -45,7 +46,9 @@ int gs_mpi_pick_device(int local_rank, int device_count, int requested);
 gs_status gs_mpi_agree(gs_mpi *m, gs_status mine);
 /* gs_mpi_agree, and in the same single reduction whether the ranks hold
  * the same `count` (at most GS_MPI_AGREE_VALUES) values: bit i of *differ
- * (unless NULL) is set on every rank when values[i] differs between them. */
+ * (unless NULL) is set on every rank when values[i] differs between them. A
+ * count out of range is this rank's GS_ERR_ARG (the values are not
+ * compared), agreed on like any failure. */
 #define GS_MPI_AGREE_VALUES 8
 gs_status gs_mpi_agree_values(gs_mpi *m, gs_status mine, const int64_t *values, int count, unsigned *differ);
 /* gs_mpi_agree, and that every rank made the same call: `call` encodes what

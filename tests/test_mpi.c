@@ -146,6 +146,27 @@ static void test_agree_lowest_failure_wins(void)
     }
 }
 
+/* Values agreed with the outcome: a bit for each value that differs
+ * between ranks, on every rank; a count out of range fails every rank
+ * (without it, the count was silently taken as 0). */
+static void test_agree_values(void)
+{
+    gs_mpi *ctx = mpi_ctx;
+    const int64_t values[GS_MPI_AGREE_VALUES + 1] = {7, ctx->rank, -9, (int64_t)1 << 40, 0, 0, 0, ctx->rank % 2, 5};
+    unsigned differ = 99;
+    CU_ASSERT_EQUAL(gs_mpi_agree_values(ctx, GS_OK, values, GS_MPI_AGREE_VALUES, &differ), GS_OK);
+    CU_ASSERT_EQUAL(differ, ctx->size > 1 ? (1u << 1 | 1u << 7) : 0u);
+    for (int k = 0; k < 2; k++) {
+        const int count = k == 0 ? GS_MPI_AGREE_VALUES + 1 : -1;
+        ctx->err->msg[0] = '\0';
+        differ = 99;
+        CU_ASSERT_EQUAL(gs_mpi_agree_values(ctx, GS_OK, values, count, &differ), GS_ERR_ARG);
+        CU_ASSERT_EQUAL(differ, 0u);
+        CU_ASSERT_PTR_NOT_NULL(strstr(ctx->err->msg, "gs_mpi_agree_values"));
+        CU_ASSERT(same_on_all_ranks(ctx->err->msg));
+    }
+}
+
 /* ---- typed combines -------------------------------------------------------------
  * Each case gives every rank a partial of (type, op); the expected result
  * folds all ranks' partials with gs_acc_combine in rank order. Float values
@@ -662,6 +683,7 @@ static int register_mpi_layer_suites(void)
     static const named_test agree[] = {
         {"all ranks succeed", test_agree_all_succeed},
         {"the lowest failing rank's status and message win", test_agree_lowest_failure_wins},
+        {"values agreed, and a count out of range fails every rank", test_agree_values},
         {NULL, NULL},
     };
     static const named_test combines[] = {
