@@ -121,16 +121,20 @@ gs_launch() {
 
 # gs_bench_point OUT STUDY RANKS NODES ELEMENTS BENCH_ARGS...: one
 # `gpuscan bench` of ELEMENTS global elements on RANKS ranks; its rows are
-# appended to OUT/points.csv. Returns the bench's exit status.
+# appended to OUT/points.csv. Returns the bench's exit status. The bench
+# writes its CSV beside the point's raw file, which it replaces only when
+# it wrote one: a run that fails before it writes leaves an earlier study's
+# file of that point as it was, and out of this study's table.
 gs_bench_point() {
     local out=$1 study=$2 ranks=$3 nodes=$4 elements=$5
     shift 5
     local raw=$out/raw/$study-np$ranks.csv log=$out/logs/$study-np$ranks.txt
     mkdir -p "$out/raw" "$out/logs"
+    rm -f "$raw.new"
     gs_launch "$ranks" "$nodes" || return
     local status=0
-    "${GS_LAUNCH[@]}" bench -b "$elements" -e "$elements" "$@" --csv "$raw" >"$log" 2>&1 || status=$?
-    if [ -s "$raw" ]; then
+    "${GS_LAUNCH[@]}" bench -b "$elements" -e "$elements" "$@" --csv "$raw.new" >"$log" 2>&1 || status=$?
+    if [ -s "$raw.new" ] && mv -f "$raw.new" "$raw"; then
         [ -s "$out/points.csv" ] || sed -n '1s/^/study,/p' "$raw" >"$out/points.csv"
         sed -n "2,\$s/^/$study,/p" "$raw" >>"$out/points.csv"
     fi

@@ -70,6 +70,21 @@ exec "$GS_MPIRUN" "$np" "$@"
 EOF
 chmod +x "$gs_tmp/mpirun"
 export GS_MPIRUN
+# an mpirun that passes the runs on to the tests' launcher
+printf '#!/bin/sh\nnp=$2\nshift 2\nexec "$GS_MPIRUN" "$np" "$@"\n' >"$gs_tmp/mpirun_np"
+chmod +x "$gs_tmp/mpirun_np"
+# ranks_in_table FOLDER: the rank counts of FOLDER/scaling.csv's rows
+ranks_in_table() { awk -F, 'NR > 1 { print $3 }' "$1/scaling.csv" | sort -nu | tr '\n' ' '; }
+# first a study whose points both run; then the same study in the same
+# folder, its 2-rank point failing (below)
+if GPUSCAN=$GS_BIN MPIRUN=$gs_tmp/mpirun_np timeout -k 10 $((2 * GS_TEST_TIMEOUT)) \
+    bash "$jobs/scaling_local.sh" -g 2 -s strong -N 4096 -P -o "$gs_tmp/local" -- --backend cpu -t i64 -n 1 -w 0 \
+    >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"; then
+    expect_same "scaling_local.sh -g 2: rows for 1 and 2 ranks" "$(ranks_in_table "$gs_tmp/local")" "1 2 "
+else
+    gs_fail "scaling_local.sh -g 2: rows for 1 and 2 ranks" "exit $?"
+    gs_stderr_tail
+fi
 if GPUSCAN=$GS_BIN MPIRUN=$gs_tmp/mpirun timeout -k 10 $((2 * GS_TEST_TIMEOUT)) \
     bash "$jobs/scaling_local.sh" -g 2 -s strong -N 4096 -P -o "$gs_tmp/local" -- --backend cpu -t i64 -n 1 -w 0 \
     >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"; then
@@ -80,6 +95,10 @@ else
     gs_check "scaling_local.sh: the failed command on stderr" grep -Eq 'the command: .*mpirun -np 2 ' "$gs_tmp/stderr"
     gs_check "scaling_local.sh: advice for too many ranks" grep -Eq 'fewer ranks.*--oversubscribe' "$gs_tmp/stderr"
     gs_check "scaling_local.sh: the 1-rank point still ran" grep -Eq 'strong +1 rank.*: ok' "$gs_tmp/stdout"
+    expect_same "scaling_local.sh: the failed point is out of the table, not its earlier run's rows" \
+        "$(ranks_in_table "$gs_tmp/local")" "1 "
+    gs_check "scaling_local.sh: the earlier run's file of the failed point is kept" \
+        test -s "$gs_tmp/local/raw/strong-np2.csv"
 fi
 
 # ---- root --------------------------------------------------------------------------
@@ -91,9 +110,6 @@ else
 fi
 
 # ---- scan_bound.sh: the distributed scan against its bound --------------------------
-# an mpirun that passes the runs on to the tests' launcher
-printf '#!/bin/sh\nnp=$2\nshift 2\nexec "$GS_MPIRUN" "$np" "$@"\n' >"$gs_tmp/mpirun_np"
-chmod +x "$gs_tmp/mpirun_np"
 mkdir "$gs_tmp/bound-tmp"
 if GPUSCAN=$GS_BIN MPIRUN=$gs_tmp/mpirun_np TMPDIR=$gs_tmp/bound-tmp timeout -k 10 $((2 * GS_TEST_TIMEOUT)) \
     bash "$jobs/scan_bound.sh" -n 100003 -r 2 -o "$gs_tmp/bound" >"$gs_tmp/stdout" 2>"$gs_tmp/stderr"; then
