@@ -85,6 +85,28 @@ else
     gs_summary
 fi
 
+# ---- make install prefix=X: a gpuscan.pc that names X ------------------------
+# (make, not configure, writes gpuscan.pc: before, it named the configured
+# prefix). The build tree's gpuscan.pc is made again for the configured one
+# after it.
+px=$gs_tmp/px
+if (
+    unset MAKEFLAGS MFLAGS MAKELEVEL
+    ${GS_MAKE:-make} -C "$GS_BUILDDIR" install prefix="$px"
+) >"$gs_tmp/install_px.log" 2>&1; then
+    px_pc=$(find "$px" -name gpuscan.pc -type f | head -n 1)
+    px_inc=$([ -n "$px_pc" ] && PKG_CONFIG_PATH=$(dirname "$px_pc") "$pkg_config" --variable=includedir gpuscan)
+    expect_same "make install prefix=X: its gpuscan.pc names X's include folder" "$px_inc" "$px/include"
+    gs_check "make install prefix=X: X's include folder holds gpuscan.h" test -f "$px/include/gpuscan.h"
+else
+    gs_fail "make install prefix=X" "failed; the end of its output:"
+    tail -n 15 "$gs_tmp/install_px.log" | sed 's/^/    | /'
+fi
+(
+    unset MAKEFLAGS MFLAGS MAKELEVEL
+    ${GS_MAKE:-make} -C "$GS_BUILDDIR" gpuscan.pc
+) >>"$gs_tmp/install_px.log" 2>&1 || gs_fail "gpuscan.pc made again for the configured prefix" "make failed"
+
 # The installed gpuscan.pc names the configured prefix; a copy of it names the
 # DESTDIR one. Each of its directory variables whose value is an absolute path
 # (not ${prefix}/...) gets DESTDIR in front. (PKG_CONFIG_SYSROOT_DIR would
