@@ -11,6 +11,27 @@ in=$gs_tmp/in
 out=$gs_tmp/out
 mkdir "$in" "$out"
 
+# Root reads and writes any file, so as root the permission tests run as
+# user nobody, where setpriv can make the runs so and nobody can reach the
+# build and the backend (a probe run says; else they are skipped):
+# as_nobody CMD... runs CMD with the runs launched as nobody.
+nobody_mpirun=
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+    chmod 711 "$gs_tmp"
+    printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$GS_MPIRUN" \
+        >"$gs_tmp/nobody_mpirun"
+    chmod 755 "$gs_tmp/nobody_mpirun"
+    nobody_real=$GS_MPIRUN
+    GS_MPIRUN=$gs_tmp/nobody_mpirun
+    run_np 1 reduce -g 10 --backend "$be" && nobody_mpirun=$gs_tmp/nobody_mpirun
+    GS_MPIRUN=$nobody_real
+fi
+as_nobody() {
+    GS_MPIRUN=$nobody_mpirun
+    "$@"
+    GS_MPIRUN=$nobody_real
+}
+
 # bad DESC RC PATTERN... -- ARGS...: fails as expect_fail says on 1 and 3
 # ranks, and the output folder stays empty.
 bad() {
@@ -54,10 +75,14 @@ bad_input "a folder as input" 1 'folder\.npy' -- -i "$in/folder.npy"
 
 printf 'secret' >"$in/secret.npy"
 chmod 000 "$in/secret.npy"
-if [ "$(id -u)" -eq 0 ]; then
-    gs_skip "unreadable file: root reads any file"
-else
+if [ "$(id -u)" -ne 0 ]; then
     bad_input "unreadable file" 1 'secret\.npy' -- -i "$in/secret.npy"
+elif [ -n "$nobody_mpirun" ]; then
+    chmod 777 "$out"
+    as_nobody bad_input "unreadable file (run as nobody)" 1 'secret\.npy' -- -i "$in/secret.npy"
+    chmod 755 "$out"
+else
+    gs_skip "unreadable file: root reads any file (and setpriv cannot run gpuscan as nobody here)"
 fi
 chmod 600 "$in/secret.npy"
 
@@ -174,6 +199,11 @@ if [ "$(id -u)" -ne 0 ]; then
     chmod 500 "$out"
     bad "read-only output folder" 1 'y\.npy' -- scan -i "$in/good.npy" -O "$out/y.npy" --backend "$be"
     chmod 700 "$out"
+elif [ -n "$nobody_mpirun" ]; then
+    chmod 555 "$out"
+    as_nobody bad "read-only output folder (run as nobody)" 1 'y\.npy' -- \
+        scan -i "$in/good.npy" -O "$out/y.npy" --backend "$be"
+    chmod 755 "$out"
 fi
 bad "JSON report to an unwritable folder" 1 'nonexistent-dir' -- \
     reduce -i "$in/good.npy" --json /nonexistent-dir/r.json --backend "$be"
@@ -217,8 +247,15 @@ if [ "$(id -u)" -ne 0 ]; then
         scan -g 10 -O "$same/kept.npy" --backend "$be"
     expect_same "scan -O a file it may not write: left as it was" "$(cat "$same/kept.npy")" precious
     chmod 644 "$same/kept.npy"
+elif [ -n "$nobody_mpirun" ]; then
+    # root's file in a folder nobody may write: not replaced through the folder
+    chmod 777 "$same"
+    as_nobody expect_fail "scan -O a file it may not write (run as nobody)" 2 1 'kept\.npy' 'permission denied' -- \
+        scan -g 10 -O "$same/kept.npy" --backend "$be"
+    expect_same "scan -O a file it may not write (run as nobody): left as it was" "$(cat "$same/kept.npy")" precious
+    chmod 755 "$same"
 else
-    gs_skip "outputs it may not write: root may write any file"
+    gs_skip "outputs it may not write: root may write any file (and setpriv cannot run gpuscan as nobody here)"
 fi
 rm -f "$same/kept.npy"
 # an input named as a temporary of the output is read, never removed as one
