@@ -692,6 +692,7 @@ GS_DEV int64_t gs_exact_block_exclusive(int64_t v, int64_t *warp_scan)
     gs_exact_sync();
     return before + incl - v;
 }
+
 /* The exact path of tile [begin, end): thread t walks the run
  * [begin + t*R, begin + (t+1)*R) from the exact carry + the runs before it,
  * rounding each prefix. Every thread calls it; it reads each element
