@@ -11,26 +11,31 @@ in=$gs_tmp/in
 out=$gs_tmp/out
 mkdir "$in" "$out"
 
-# Root reads and writes any file, so as root the permission tests run as
-# user nobody, where setpriv can make the runs so and nobody can reach the
-# build and the backend (a probe run says; else they are skipped):
-# as_nobody CMD... runs CMD with the runs launched as nobody.
-nobody_mpirun=
-if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+# Permissions bind every user but root: as root, the permission tests run
+# as user nobody, where setpriv can make the runs so and nobody can reach
+# the build and the backend (a probe run says), else they are skipped.
+# perm_mpirun is the launcher of those runs (empty: skip them); as_bound_user
+# CMD... runs CMD with it.
+gs_launcher=$GS_MPIRUN
+perm_mpirun=
+if [ "$(id -u)" -ne 0 ]; then
+    perm_mpirun=$GS_MPIRUN
+elif command -v setpriv >/dev/null 2>&1; then
     chmod 711 "$gs_tmp"
     printf '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups "%s" "$@"\n' "$GS_MPIRUN" \
         >"$gs_tmp/nobody_mpirun"
     chmod 755 "$gs_tmp/nobody_mpirun"
-    nobody_real=$GS_MPIRUN
     GS_MPIRUN=$gs_tmp/nobody_mpirun
-    run_np 1 reduce -g 10 --backend "$be" && nobody_mpirun=$gs_tmp/nobody_mpirun
-    GS_MPIRUN=$nobody_real
+    run_np 1 reduce -g 10 --backend "$be" && perm_mpirun=$gs_tmp/nobody_mpirun &&
+        echo "note: as root, the permission tests run as user nobody (setpriv)"
+    GS_MPIRUN=$gs_launcher
 fi
-as_nobody() {
-    GS_MPIRUN=$nobody_mpirun
+as_bound_user() {
+    GS_MPIRUN=$perm_mpirun
     "$@"
-    GS_MPIRUN=$nobody_real
+    GS_MPIRUN=$gs_launcher
 }
+no_bound_user="root reads and writes any file, and setpriv cannot run gpuscan as nobody here"
 
 # bad DESC RC PATTERN... -- ARGS...: fails as expect_fail says on 1 and 3
 # ranks, and the output folder stays empty.
@@ -75,14 +80,12 @@ bad_input "a folder as input" 1 'folder\.npy' -- -i "$in/folder.npy"
 
 printf 'secret' >"$in/secret.npy"
 chmod 000 "$in/secret.npy"
-if [ "$(id -u)" -ne 0 ]; then
-    bad_input "unreadable file" 1 'secret\.npy' -- -i "$in/secret.npy"
-elif [ -n "$nobody_mpirun" ]; then
-    chmod 777 "$out"
-    as_nobody bad_input "unreadable file (run as nobody)" 1 'secret\.npy' -- -i "$in/secret.npy"
+if [ -n "$perm_mpirun" ]; then
+    chmod 777 "$out"   # (the scan's output folder is no reason to fail)
+    as_bound_user bad_input "unreadable file" 1 'secret\.npy' -- -i "$in/secret.npy"
     chmod 755 "$out"
 else
-    gs_skip "unreadable file: root reads any file (and setpriv cannot run gpuscan as nobody here)"
+    gs_skip "unreadable file: $no_bound_user"
 fi
 chmod 600 "$in/secret.npy"
 
@@ -195,15 +198,12 @@ bad "unwritable output folder" 1 'nonexistent-dir' -- \
     scan -i "$in/good.npy" -O /nonexistent-dir/x.npy --backend "$be"
 bad "output path is a folder" 1 "$(basename "$out")" -- \
     scan -i "$in/good.npy" -O "$out" --backend "$be"
-if [ "$(id -u)" -ne 0 ]; then
-    chmod 500 "$out"
-    bad "read-only output folder" 1 'y\.npy' -- scan -i "$in/good.npy" -O "$out/y.npy" --backend "$be"
-    chmod 700 "$out"
-elif [ -n "$nobody_mpirun" ]; then
+if [ -n "$perm_mpirun" ]; then
     chmod 555 "$out"
-    as_nobody bad "read-only output folder (run as nobody)" 1 'y\.npy' -- \
-        scan -i "$in/good.npy" -O "$out/y.npy" --backend "$be"
+    as_bound_user bad "read-only output folder" 1 'y\.npy' -- scan -i "$in/good.npy" -O "$out/y.npy" --backend "$be"
     chmod 755 "$out"
+else
+    gs_skip "read-only output folder: $no_bound_user"
 fi
 bad "JSON report to an unwritable folder" 1 'nonexistent-dir' -- \
     reduce -i "$in/good.npy" --json /nonexistent-dir/r.json --backend "$be"
@@ -240,22 +240,17 @@ for np in 1 3; do
         scan -g 10 -O "$same/kept.npy" --json /nonexistent-dir/r.json --backend "$be"
     expect_same "--json into a missing folder: the old output kept [$np rank(s)]" "$(cat "$same/kept.npy")" precious
 done
-if [ "$(id -u)" -ne 0 ]; then
-    # a file it may not write is not replaced through the folder's permission
+if [ -n "$perm_mpirun" ]; then
+    # a file it may not write, in a folder it may: not replaced through the folder
     chmod 444 "$same/kept.npy"
-    expect_fail "scan -O a file it may not write" 2 1 'kept\.npy' 'permission denied' -- \
+    chmod 777 "$same"
+    as_bound_user expect_fail "scan -O a file it may not write" 2 1 'kept\.npy' 'permission denied' -- \
         scan -g 10 -O "$same/kept.npy" --backend "$be"
     expect_same "scan -O a file it may not write: left as it was" "$(cat "$same/kept.npy")" precious
-    chmod 644 "$same/kept.npy"
-elif [ -n "$nobody_mpirun" ]; then
-    # root's file in a folder nobody may write: not replaced through the folder
-    chmod 777 "$same"
-    as_nobody expect_fail "scan -O a file it may not write (run as nobody)" 2 1 'kept\.npy' 'permission denied' -- \
-        scan -g 10 -O "$same/kept.npy" --backend "$be"
-    expect_same "scan -O a file it may not write (run as nobody): left as it was" "$(cat "$same/kept.npy")" precious
     chmod 755 "$same"
+    chmod 644 "$same/kept.npy"
 else
-    gs_skip "outputs it may not write: root may write any file (and setpriv cannot run gpuscan as nobody here)"
+    gs_skip "outputs it may not write: $no_bound_user"
 fi
 rm -f "$same/kept.npy"
 # an input named as a temporary of the output is read, never removed as one
