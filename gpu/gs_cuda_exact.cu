@@ -88,7 +88,6 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     args.in = in;
     args.out = out;
     args.n = n;
-    args.tiles_n = tiles;
     args.carry = carry;
     args.tiles = static_cast<gs_exact_tile *>(g->d_exact_tiles);
     args.full = reinterpret_cast<gs_exact_packed *>(args.tiles + tiles);

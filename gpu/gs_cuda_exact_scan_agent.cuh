@@ -101,33 +101,69 @@ struct gs_grid {
         return a >= from ? x : copysignf(__fsub_rn(__fadd_rn(a, from), from), x);
     }
 };
+GS_DEV int gs_grid_exponent(double magnitude)   /* q, for a finite M */
+{
+    const int e = magnitude > 0.0 ? ilogb(magnitude) : -150;
+    return (e < -150 ? -150 : e) - 51;   /* f32 sums are multiples of 2^-149 */
+}
 GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
 {
-    int e = magnitude > 0.0 ? ilogb(magnitude) : -150;
-    e = e < -150 ? -150 : e;   /* f32 sums are multiples of 2^-149 */
-    const int q = e - 51;
+    const int q = gs_grid_exponent(magnitude);
     gs_grid g;
     g.usable = q <= 104;
     if (q >= -149 && g.usable) g.from = __int_as_float((q + 23 + 127) << 23);
     return g;
 }
 
-/* RN(carry + local) in f32, carry = hi + lo exactly up to `bound`, local on
- * the tile's grid: TwoSum gives the sum as h + e exactly, and the ends of
- * the interval around h + (e + lo), rounded outwards to fp64, decide it
- * when they round alike (rounding is monotonic); else `ok` is cleared. An
- * exact zero is +0; a zero with a bound is left undecided (the exact carry
- * knows its sign). Every element is checked without a branch (&, not &&):
- * per element, branches cost more than the arithmetic. */
-GS_DEV float gs_exact_round_checked(double hi, double lo, double local, double bound, bool &ok)
+/*
+ * RN(V) in f32 for the exact prefix V = P + local: P = hi + lo (|lo| <=
+ * ulp(hi) / 2) up to b, the bound on P's error and on what the grid rounded
+ * off, and local on the tile's grid (exact). One conversion rounds h2 =
+ * RN(RN(hi + local) + lo), and `ok` says whether V rounds alike:
+ *
+ * - h = RN(hi + local) and h2 leave |V - h2| <= ulp(h)/2 + ulp(h2)/2 + b.
+ *   Either h lies at most one binade above h2, or |h| < 2|lo| <= ulp(hi),
+ *   so hi + local cancelled exactly (Sterbenz) and ulp(h)/2 drops out:
+ *   |V - h2| < 1.5 + 2^s ulps of h2, for b < 2^(bound_exp - 1075) and s =
+ *   bound_exp - h2's biased exponent.
+ * - In h2's binade (f32's normal range: |h2| >= 2^-126), f32's rounding
+ *   boundaries are the doubles whose low 29 bits are 2^28, and the nearest
+ *   boundary of another binade lies 2^27 ulps away. So where h2's low 29
+ *   bits are farther than 2 + 2^s from 2^28 (s <= 26), V rounds as h2 does
+ *   (rounding is monotonic; above f32's range both are infinite).
+ * - Tiles whose lo and b are 0 (EXACT) have V = hi + local, and where that
+ *   sum is exact, h2 is V itself, ties and zeros included: data on coarse
+ *   grids (integers, the generator's k 2^-24) have ties in many prefixes.
+ *   The sum is exact below 2^(g + 53), hi and local multiples of 2^g
+ *   (exact.top: the high word of that), and, where local's exponent is at
+ *   most hi's (exact.hi_above), when h - hi is local (Fast2Sum: h - hi is
+ *   then exact). Other tiles do not pay for its two fp64 operations.
+ *
+ * Else `ok` is cleared and the tile's fix rounds that output from the
+ * exact carry (a few tiles of a scan of 2^28 random elements). An exact
+ * zero is +0. The check is integer arithmetic on h2's words, without a
+ * branch: the fp64 and conversion pipes are the kernel's busy ones.
+ */
+struct gs_exact_f32_exact {
+    uint32_t top = 0;        /* 0: lo or b is not 0 */
+    uint32_t hi_above = 0;   /* |local|'s high word below it: local's exponent is at most hi's */
+};
+template <bool EXACT>
+GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int bound_exp, gs_exact_f32_exact exact, bool &ok)
 {
-    double h, e;
-    gs_two_sum(hi, local, h, e);
-    const double l = __dadd_rn(e, lo);
-    const float up = __double2float_rn(__dadd_ru(h, __dadd_ru(l, bound)));
-    ok = ok & (up == __double2float_rn(__dadd_rd(h, __dadd_rd(l, -bound)))) &
-         ((up != 0.0f) | ((h == 0.0) & (bound == 0.0)));
-    return up;
+    const double h = __dadd_rn(hi, local);
+    const double h2 = __dadd_rn(h, lo);
+    const uint32_t top = (uint32_t)__double2hiint(h2) & 0x7fffffffu, bottom = (uint32_t)__double2loint(h2);
+    const int from_boundary = abs((int)(bottom & 0x1fffffffu) - 0x10000000);
+    const int s = bound_exp - (int)(top >> 20);
+    const int margin = s > 26 ? INT32_MAX : 2 + (1 << (s > 0 ? s : 0));
+    bool decided = (from_boundary > margin) & (top >= 0x38100000u);
+    if constexpr (EXACT) {
+        const bool local_below = ((uint32_t)__double2hiint(local) & 0x7fffffffu) < exact.hi_above;
+        decided = decided | (top < exact.top) | (local_below & (__dadd_rn(h, -hi) == local));
+    }
+    ok = ok & decided;
+    return __fadd_rn(__double2float_rn(h2), 0.0f);   /* -0 + 0: +0 */
 }
 
 /* RN(v) in f64 for a double-double v: h + l is v exactly, and the
@@ -398,7 +434,6 @@ template <class T, int VECS> struct gs_exact_scan_args {
     const T *in;
     T *out;
     int64_t n;
-    int64_t tiles_n;           /* tiles of the scan */
     gs_exact *carry;           /* before element 0; tile 0 reads it, the last tile moves it past n */
     gs_exact_tile *tiles;      /* one per tile */
     gs_exact_packed *full;     /* two per tile: aggregate, inclusive prefix */
@@ -604,7 +639,6 @@ GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, int64_t t
     const int lane = threadIdx.x % 32;
     const uint32_t status = a.epoch << 2;
     gs_exact_tile *state = &a.tiles[tile];
-    const bool aggregate_full = st->aggregate_full;
     gs_exact_pair p;
     bool full = true;
     if (tile > 0) {
@@ -620,13 +654,14 @@ GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, int64_t t
     if (lane == 0) {
         /* the inclusive prefix first (the tiles after wait for it): a
          * pair where one holds it, else exact; then P for this tile */
+        const bool aggregate_full = st->aggregate_full;   /* lane 0 wrote it (thread 0) */
         gs_exact_pair q = p;
         if (!full && !aggregate_full) {
             q.add(st->aggregate[0]);
             q.add(st->aggregate[1]);
         }
         bool inclusive_full = full || aggregate_full || !q.whole;
-        const bool last = tile == a.tiles_n - 1;
+        const bool last = tile == gridDim.x - 1;
         if (inclusive_full) {
             gs_exact *c = &st->inclusive;   /* (holds the tile's sum where aggregate_full) */
             if (aggregate_full) {
@@ -995,7 +1030,10 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
             st->warp_low[warp] = low;
         }
     }
-    gs_exact_sync();
+    /* f32 asks at this barrier whether a thread keeps a rest */
+    bool rest_in_block = false;
+    if constexpr (GRID && !FIX) rest_in_block = gs_exact_sync_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole);
+    else gs_exact_sync();
 
     /* f64: the block's range of terms, and whether the warps' totals are exact */
     bool totals_exact = true;
@@ -1021,10 +1059,9 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
                 }
             }
         }
-        /* f32's rests are what the grid rounded off, in a few threads (a
-         * barrier asks); f64's the elements, where the totals are not exact
-         * (the block knows) */
-        const bool any_rest = GRID ? gs_exact_sync_or(rest.hi != 0.0 || rest.lo != 0.0 || !rest.whole) : !totals_exact;
+        /* f32's rests are what the grid rounded off, in a few threads; f64's
+         * the elements, where the totals are not exact (the block knows) */
+        const bool any_rest = GRID ? rest_in_block : !totals_exact;
         if (any_rest) {
             const gs_exact_pair p = gs_exact_pair_warp_sum(rest);
             if (lane == 0) st->warp_rest[warp] = p;
@@ -1047,8 +1084,14 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
             st->aggregate[0] = sum.hi;
             st->aggregate[1] = sum.lo;
         }
-        gs_exact_sync();
-        if (st->aggregate_full) gs_exact_scan_tile_sum(a, v.first, v.end, st, s);
+        /* without rests the sum is the totals', a pair: whole, and only
+         * thread 0, which publishes it, reads it; no barrier */
+        bool full = !r.valid;
+        if (any_rest) {
+            gs_exact_sync();
+            full = st->aggregate_full;
+        }
+        if (full) gs_exact_scan_tile_sum(a, v.first, v.end, st, s);
     }
     return r;
 }
@@ -1077,14 +1120,18 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
     const double carry_hi = st->hi, carry_lo = st->lo, carry_err = st->err;
     bool valid = r.valid & !st->all_slow;
     double bound;
+    int bound_exp = 0;   /* f32: see gs_exact_round_checked */
+    gs_exact_f32_exact exact;
     if constexpr (GRID) {
-        /* local sums are exact: the error is P's, what the grid rounded off
-         * and, when P has a lo, the rounding of e + lo (|e| <= 2^-53 |h|) */
+        /* local sums are exact: the error is P's and what the grid rounded off */
         bound = carry_err;
         for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, st->warp_off_grid[w]);
-        if (carry_lo != 0.0) {
-            const double e = __dmul_ru(__dadd_ru(fabs(carry_hi), __dmul_ru(r.magnitude, 2.0)), 0x1p-52);
-            bound = __dadd_ru(bound, __dadd_ru(__dmul_ru(__dadd_ru(e, fabs(carry_lo)), 0x1p-52), 0x1p-1074));
+        bound_exp = (int)(((uint32_t)__double2hiint(bound) >> 20) & 0x7ffu) + 53;   /* b < 2^(bound_exp - 1075) */
+        if (bound == 0.0 && carry_lo == 0.0) {   /* the terms and P are multiples of 2^g */
+            int g = min(gs_grid_exponent(r.magnitude), st->low);
+            g = g < 970 ? g : 970;   /* (an invalid tile's magnitude may be infinite) */
+            exact.top = (uint32_t)(g + 53 + 1023) << 20;
+            exact.hi_above = ((uint32_t)__double2hiint(carry_hi) & 0x7ff00000u) + 0x00100000u;
         }
     } else {
         /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
@@ -1105,22 +1152,32 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
     else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, r.local);
     uint32_t failed = 0;
     bool decided = true;
+    const auto run_outputs = [&](auto exact_carry) {
 #pragma unroll OUT_UNROLL
-    for (int i = 0; i < VECS; i++) {
-        T x[VEC];
-        memcpy(x, v.in_run(i), 16);
+        for (int i = 0; i < VECS; i++) {
+            T x[VEC];
+            memcpy(x, v.in_run(i), 16);
 #pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            const A next = gs_dd_add(running, (double)x[k]);
-            const A value = a.exclusive ? running : next;
-            bool one = true;
-            if constexpr (GRID) x[k] = gs_exact_round_checked(carry_hi, carry_lo, value, bound, one);
-            else x[k] = gs_exact_round_checked(value, bound, one);
-            if constexpr (FIX) failed |= (uint32_t)!one << (i * VEC + k);
-            else decided = decided & one;
-            running = next;
+            for (int k = 0; k < VEC; k++) {
+                const A next = gs_dd_add(running, (double)x[k]);
+                const A value = a.exclusive ? running : next;
+                bool one = true;
+                if constexpr (GRID)
+                    x[k] = gs_exact_round_checked<decltype(exact_carry)::value>(carry_hi, carry_lo, value, bound_exp, exact, one);
+                else
+                    x[k] = gs_exact_round_checked(value, bound, one);
+                if constexpr (FIX) failed |= (uint32_t)!one << (i * VEC + k);
+                else decided = decided & one;
+                running = next;
+            }
+            memcpy(v.in_run(i), x, 16);
         }
-        memcpy(v.in_run(i), x, 16);
+    };
+    if constexpr (GRID) {
+        if (exact.top != 0) run_outputs(std::true_type{});
+        else run_outputs(std::false_type{});
+    } else {
+        run_outputs(std::false_type{});
     }
 
     if constexpr (!FIX) {
