@@ -70,14 +70,16 @@ if [ "$cuda" = yes ]; then
 fi
 
 # ---- make install into a private DESTDIR -------------------------------------
-# A make of its own, not a part of the `make check` that runs this script:
-# without that make's MAKEFLAGS (its jobserver is not open to tests), serial.
-# Everything is built already, so it only copies files.
-dest=$gs_tmp/dest
-if (
+# own_make ARGS...: a make of its own in the build tree, not a part of the
+# `make check` that runs this script: without that make's MAKEFLAGS (its
+# jobserver is not open to tests), serial. Everything is built already, so
+# an install only copies files.
+own_make() (
     unset MAKEFLAGS MFLAGS MAKELEVEL
-    ${GS_MAKE:-make} -C "$GS_BUILDDIR" install DESTDIR="$dest"
-) >"$gs_tmp/install.log" 2>&1; then
+    ${GS_MAKE:-make} -C "$GS_BUILDDIR" "$@"
+)
+dest=$gs_tmp/dest
+if own_make install DESTDIR="$dest" >"$gs_tmp/install.log" 2>&1; then
     gs_pass "make install DESTDIR=..."
 else
     gs_fail "make install DESTDIR=..." "failed; the end of its output:"
@@ -90,10 +92,7 @@ fi
 # prefix). The build tree's gpuscan.pc is made again for the configured one
 # after it.
 px=$gs_tmp/px
-if (
-    unset MAKEFLAGS MFLAGS MAKELEVEL
-    ${GS_MAKE:-make} -C "$GS_BUILDDIR" install prefix="$px"
-) >"$gs_tmp/install_px.log" 2>&1; then
+if own_make install prefix="$px" >"$gs_tmp/install_px.log" 2>&1; then
     px_pc=$(find "$px" -name gpuscan.pc -type f | head -n 1)
     px_inc=$([ -n "$px_pc" ] && PKG_CONFIG_PATH=$(dirname "$px_pc") "$pkg_config" --variable=includedir gpuscan)
     expect_same "make install prefix=X: its gpuscan.pc names X's include folder" "$px_inc" "$px/include"
@@ -102,10 +101,8 @@ else
     gs_fail "make install prefix=X" "failed; the end of its output:"
     tail -n 15 "$gs_tmp/install_px.log" | sed 's/^/    | /'
 fi
-(
-    unset MAKEFLAGS MFLAGS MAKELEVEL
-    ${GS_MAKE:-make} -C "$GS_BUILDDIR" gpuscan.pc
-) >>"$gs_tmp/install_px.log" 2>&1 || gs_fail "gpuscan.pc made again for the configured prefix" "make failed"
+own_make gpuscan.pc >>"$gs_tmp/install_px.log" 2>&1 ||
+    gs_fail "gpuscan.pc made again for the configured prefix" "make failed"
 
 # The installed gpuscan.pc names the configured prefix; a copy of it names the
 # DESTDIR one. Each of its directory variables whose value is an absolute path
