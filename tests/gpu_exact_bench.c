@@ -1,8 +1,9 @@
 /*
  * gpu_exact_bench.c - the exact sums' cost on the GPU (tests/gpu_exact.sh):
  * for f32 and f64 at 2^LOG2N elements, on the generator's data, normally
- * distributed data and data whose exponents span the whole range with
- * random signs, the median time of the plain and of the exact reduction and
+ * distributed data, data whose exponents span the whole range with random
+ * signs and integers 0..1023 (counts: many of their prefixes are exact
+ * ties of f32's rounding), the median time of the plain and of the exact reduction and
  * inclusive scan (gs_cuda.h's default kernels, gs_cuda_exact.h), and the
  * ratio plain/exact (1.0: as fast; the targets of issue #13 are >= 0.9 for
  * reductions, >= 0.8 for scans on generator and normal data, >= 0.5 for
@@ -11,7 +12,8 @@
  *
  * usage: gpu_exact_bench [LOG2N (28)] [ITERS (10)] [auto|short|long: the
  *        f64 scans' tiles, gs_cuda_set_exact_tiles (auto)] [DATA: all,
- *        generator, normal or full (all); one alone suits a profiler]
+ *        generator, normal, full or integer (all); one alone suits a
+ *        profiler] [TYPE: all, f32 or f64 (all)]
  */
 #include <math.h>
 #include <stdio.h>
@@ -40,11 +42,12 @@ static uint64_t mix(uint64_t z)
 }
 static double unit(uint64_t i, uint64_t salt) { return (double)(mix(i * 2 + salt) >> 11) * 0x1p-53; }
 
-enum { DATA_GENERATOR, DATA_NORMAL, DATA_FULL_RANGE, DATA_COUNT };
+enum { DATA_GENERATOR, DATA_NORMAL, DATA_FULL_RANGE, DATA_INTEGER, DATA_COUNT };
 /* each kind of data: its DATA on the command line and its label in the table */
 static const struct {
     const char *arg, *label;
-} data_kinds[DATA_COUNT] = {{"generator", "generator"}, {"normal", "normal"}, {"full", "full range"}};
+} data_kinds[DATA_COUNT] = {
+    {"generator", "generator"}, {"normal", "normal"}, {"full", "full range"}, {"integer", "integer"}};
 
 /* n elements of `data` into d_in (host-made data staged through `host`). */
 static void fill(gs_type type, int data, int64_t n, void *host, void *d_in)
@@ -58,6 +61,8 @@ static void fill(gs_type type, int data, int64_t n, void *host, void *d_in)
         double v;
         if (data == DATA_NORMAL) {
             v = sqrt(-2.0 * log(1.0 - unit((uint64_t)i, 0))) * cos(6.283185307179586 * unit((uint64_t)i, 1));
+        } else if (data == DATA_INTEGER) {
+            v = (double)(mix((uint64_t)i * 7 + 3) & 1023);
         } else {
             const int lo = f32 ? -149 : -1074, hi = f32 ? 127 : 1023;
             const int e = lo + (int)(mix((uint64_t)i * 3 + 7) % (uint64_t)(hi - lo + 1));
@@ -137,9 +142,14 @@ int main(int argc, char **argv)
         for (int d = 0; d < DATA_COUNT; d++)
             if (strcmp(argv[4], data_kinds[d].arg) == 0) only = d;
         if (only < 0) {
-            fprintf(stderr, "gpu_exact_bench: DATA is all, generator, normal or full, not '%s'\n", argv[4]);
+            fprintf(stderr, "gpu_exact_bench: DATA is all, generator, normal, full or integer, not '%s'\n", argv[4]);
             return 2;
         }
+    }
+    const char *type_arg = argc > 5 ? argv[5] : "all";
+    if (strcmp(type_arg, "all") != 0 && strcmp(type_arg, "f32") != 0 && strcmp(type_arg, "f64") != 0) {
+        fprintf(stderr, "gpu_exact_bench: TYPE is all, f32 or f64, not '%s'\n", type_arg);
+        return 2;
     }
     char err[256];
     if (gs_cuda_device_count() == 0 || gs_cuda_open(0, &gpu, err, sizeof err) != GS_OK) {
@@ -177,6 +187,7 @@ int main(int argc, char **argv)
         for (int data = 0; data < DATA_COUNT; data++) {
             if (only >= 0 && data != only) continue;
             const gs_type type = types[t];
+            if (strcmp(type_arg, "all") != 0 && strcmp(type_arg, gs_type_name(type)) != 0) continue;
             const size_t elem = gs_type_size(type);
             fill(type, data, n, host, d_in);
             for (int scan = 0; scan < 2; scan++) {
