@@ -133,11 +133,15 @@ GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
  *   (rounding is monotonic; above f32's range both are infinite).
  * - Tiles whose lo and b are 0 (EXACT) have V = hi + local, and where that
  *   sum is exact, h2 is V itself, ties and zeros included: data on coarse
- *   grids (integers, the generator's k 2^-24) have ties in many prefixes.
+ *   grids (integers, the generator's k 2^-24) have ties in some prefixes.
  *   The sum is exact below 2^(g + 53), hi and local multiples of 2^g
- *   (exact.top: the high word of that), and, where local's exponent is at
- *   most hi's (exact.hi_above), when h - hi is local (Fast2Sum: h - hi is
- *   then exact). Other tiles do not pay for its two fp64 operations.
+ *   (exact.top: the high word of that; 0 in other tiles), and, with
+ *   FAST2SUM, where local's exponent is at most hi's (exact.hi_above), when
+ *   h - hi is local (Fast2Sum: h - hi is then exact). FAST2SUM's two fp64
+ *   operations an output are paid only where ties are likely (P has few
+ *   bits: GS_EXACT_TIE_SPAN) and in a tile's second pass after its first
+ *   left an output undecided (gs_exact_scan_redo), so that a rare tie costs
+ *   its tile that pass, not every tile the test.
  *
  * Else `ok` is cleared and the tile's fix rounds that output from the
  * exact carry (a few tiles of a scan of 2^28 random elements). An exact
@@ -148,7 +152,7 @@ struct gs_exact_f32_exact {
     uint32_t top = 0;        /* 0: lo or b is not 0 */
     uint32_t hi_above = 0;   /* |local|'s high word below it: local's exponent is at most hi's */
 };
-template <bool EXACT>
+template <bool FAST2SUM>
 GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int bound_exp, gs_exact_f32_exact exact, bool &ok)
 {
     const double h = __dadd_rn(hi, local);
@@ -157,10 +161,10 @@ GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int boun
     const int from_boundary = abs((int)(bottom & 0x1fffffffu) - 0x10000000);
     const int s = bound_exp - (int)(top >> 20);
     const int margin = s > 26 ? INT32_MAX : 2 + (1 << (s > 0 ? s : 0));
-    bool decided = (from_boundary > margin) & (top >= 0x38100000u);
-    if constexpr (EXACT) {
+    bool decided = ((from_boundary > margin) & (top >= 0x38100000u)) | (top < exact.top);
+    if constexpr (FAST2SUM) {
         const bool local_below = ((uint32_t)__double2hiint(local) & 0x7fffffffu) < exact.hi_above;
-        decided = decided | (top < exact.top) | (local_below & (__dadd_rn(h, -hi) == local));
+        decided = decided | (local_below & (__dadd_rn(h, -hi) == local));
     }
     ok = ok & decided;
     return __fadd_rn(__double2float_rn(h2), 0.0f);   /* -0 + 0: +0 */
@@ -446,6 +450,16 @@ template <class T, int VECS> struct gs_exact_scan_args {
  * the fast path's check leaves them undecided; with more, the tile takes
  * the exact path. */
 #define GS_EXACT_FIXES 8
+
+/* f32 tiles whose P (exact, one double) lies fewer than this many
+ * binades above its lowest set bit test their outputs for exact sums in
+ * the first pass (gs_exact_round_checked's FAST2SUM). On data as coarse as
+ * P, an output is a tie of f32's rounding with a chance of about 2^(23 -
+ * that distance): from 48 on, fewer than one tile in 4096 has one and
+ * passes twice. Below, the test is cheaper than the second pass, which,
+ * in a scan's last wave of tiles, lengthens the scan by a tile's life
+ * (integer-valued data, the generator's first tiles; docs/PERFORMANCE.md). */
+#define GS_EXACT_TIE_SPAN 48
 
 /* A 16-byte vector of a tile (four f32 or two f64). */
 using gs_exact_raw = typename gs_raw_of<16>::type;
@@ -1152,7 +1166,7 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
     else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, r.local);
     uint32_t failed = 0;
     bool decided = true;
-    const auto run_outputs = [&](auto exact_carry) {
+    const auto run_outputs = [&](auto fast2sum) {
 #pragma unroll OUT_UNROLL
         for (int i = 0; i < VECS; i++) {
             T x[VEC];
@@ -1163,7 +1177,7 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
                 const A value = a.exclusive ? running : next;
                 bool one = true;
                 if constexpr (GRID)
-                    x[k] = gs_exact_round_checked<decltype(exact_carry)::value>(carry_hi, carry_lo, value, bound_exp, exact, one);
+                    x[k] = gs_exact_round_checked<decltype(fast2sum)::value>(carry_hi, carry_lo, value, bound_exp, exact, one);
                 else
                     x[k] = gs_exact_round_checked(value, bound, one);
                 if constexpr (FIX) failed |= (uint32_t)!one << (i * VEC + k);
@@ -1174,7 +1188,9 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
         }
     };
     if constexpr (GRID) {
-        if (exact.top != 0) run_outputs(std::true_type{});
+        const int p_exp = (int)(((uint32_t)__double2hiint(carry_hi) >> 20) & 0x7ffu) - 1023;
+        const bool ties_likely = FIX || p_exp - st->low < GS_EXACT_TIE_SPAN;
+        if (exact.top != 0 && ties_likely) run_outputs(std::true_type{});
         else run_outputs(std::false_type{});
     } else {
         run_outputs(std::false_type{});

@@ -575,12 +575,13 @@ enum exact_data {
     EXACT_FULL_RANGE,    /* every finite exponent, random signs */
     EXACT_CANCEL,        /* huge values that cancel, hiding small ones */
     EXACT_NEAR_TIES,     /* prefixes at and next to rounding ties, a few per 4096 */
+    EXACT_FINE_TIES,     /* f32 ties on a grid 48 binades below the prefixes, in many outputs */
     EXACT_SUBNORMAL,     /* subnormals and the least normals, random signs */
     EXACT_SPECIAL,       /* normal data with NaN, +inf and -inf sprinkled in */
     EXACT_DATA_COUNT
 };
 static const char *const exact_data_name[] = {"uniform", "normal", "full range", "cancellation",
-                                               "near ties", "subnormals", "specials"};
+                                               "near ties", "fine ties", "subnormals", "specials"};
 
 static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_rng *r)
 {
@@ -623,6 +624,15 @@ static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_
         }
         return i % 2 ? (double)(1 + gs_test_rng_below(r, 3)) : 0;   /* 0: replaced by the caller */
     }
+    case EXACT_FINE_TIES:
+        /* 2^32 + 2^-16, then pairs +a, -a with a = 256 - 2^-16 or 0: half
+         * the prefixes are 2^32 + 256, a tie of f32 (its ulp there is 512)
+         * that only the exact sum decides. A tile of f32 after the first
+         * has that P, one double 48 binades above its lowest bit, where the
+         * first pass skips the exact-sum test (GS_EXACT_TIE_SPAN); the
+         * first tile has P = 0 and takes it. f64 holds every prefix. */
+        if (i < 2) return i ? 0x1p-16 : 0x1p32;
+        return i % 2 == 0 && gs_test_rng_below(r, 2) ? 256.0 - 0x1p-16 : 0.0;   /* odd: replaced by the caller */
     case EXACT_SUBNORMAL:
         return sign * ldexp((double)gs_test_rng_below(r, (uint64_t)1 << digits), min_exp);
     default: {
@@ -651,6 +661,7 @@ static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
         }
         if (data == EXACT_NEAR_TIES && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4))
             v = -elem_at(type, in, i - 1);
+        if (data == EXACT_FINE_TIES && i > 2 && i % 2 == 1) v = -elem_at(type, in, i - 1);
         gs_test_set_float(type, in, i, v);
     }
     return in;
@@ -829,7 +840,7 @@ static void test_exact_chain_in_place(void)
 {
     const gs_type types[] = {GS_F32, GS_F64};
     for (int t = 0; t < 2; t++)
-        for (int data = EXACT_NORMAL; data <= EXACT_NEAR_TIES; data++) {
+        for (int data = EXACT_NORMAL; data <= EXACT_FINE_TIES; data++) {
             const gs_type type = types[t];
             const int64_t n = capped(300007);
             const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
