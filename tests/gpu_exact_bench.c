@@ -3,12 +3,12 @@
  * for f32 and f64 at 2^LOG2N elements, on the generator's data, normally
  * distributed data, data whose exponents span the whole range with random
  * signs and integers 0..1023 (counts: many of their prefixes are exact
- * ties of f32's rounding), the median time of the plain and of the exact reduction and
- * inclusive scan (gs_cuda.h's default kernels, gs_cuda_exact.h), and the
- * ratio plain/exact (1.0: as fast; the targets of issue #13 are >= 0.9 for
- * reductions, >= 0.8 for scans on generator and normal data, >= 0.5 for
- * full-range reductions). Each row also prints the exact and plain results
- * so that a wrong exact kernel shows at once.
+ * ties of f32's rounding), the median time of the plain and of the exact
+ * reduction and inclusive scan (gs_cuda.h's default kernels,
+ * gs_cuda_exact.h), and the ratio plain/exact (1.0: as fast; the targets
+ * of issue #13 are >= 0.9 for reductions, >= 0.8 for scans on generator
+ * and normal data, >= 0.5 for full-range reductions). Each row also prints
+ * the exact and plain results so that a wrong exact kernel shows at once.
  *
  * usage: gpu_exact_bench [LOG2N (28)] [ITERS (10)] [auto|short|long: the
  *        f64 scans' tiles, gs_cuda_set_exact_tiles (auto)] [DATA: all,
