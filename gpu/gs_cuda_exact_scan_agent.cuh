@@ -81,6 +81,9 @@ GS_DEV int gs_low_bit(double x)
     return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
 }
 
+/* x's biased exponent (0 for zeros and subnormals): x < 2^(that - 1022) for finite x. */
+GS_DEV int gs_biased_exponent(double x) { return (int)(((uint32_t)__double2hiint(x) >> 20) & 0x7ffu); }
+
 /* The f32 fast path's grid: a tile's sums run on multiples of 2^q, each
  * term moved onto the grid (by at most 2^(q-1)), with q = floor(log2 M) - 51
  * for M >= the tile's sum of |x|. Every partial sum is then a multiple of
@@ -1140,7 +1143,7 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
         /* local sums are exact: the error is P's and what the grid rounded off */
         bound = carry_err;
         for (int w = 0; w < GS_EXACT_WARPS; w++) bound = __dadd_ru(bound, st->warp_off_grid[w]);
-        bound_exp = (int)(((uint32_t)__double2hiint(bound) >> 20) & 0x7ffu) + 53;   /* b < 2^(bound_exp - 1075) */
+        bound_exp = gs_biased_exponent(bound) + 53;   /* b < 2^(bound_exp - 1075) */
         if (bound == 0.0 && carry_lo == 0.0) {   /* the terms and P are multiples of 2^g */
             int g = min(gs_grid_exponent(r.magnitude), st->low);
             g = g < 970 ? g : 970;   /* (an invalid tile's magnitude may be infinite) */
@@ -1188,8 +1191,7 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
         }
     };
     if constexpr (GRID) {
-        const int p_exp = (int)(((uint32_t)__double2hiint(carry_hi) >> 20) & 0x7ffu) - 1023;
-        const bool ties_likely = FIX || p_exp - st->low < GS_EXACT_TIE_SPAN;
+        const bool ties_likely = FIX || gs_biased_exponent(carry_hi) - 1023 - st->low < GS_EXACT_TIE_SPAN;
         if (exact.top != 0 && ties_likely) run_outputs(std::true_type{});
         else run_outputs(std::false_type{});
     } else {
