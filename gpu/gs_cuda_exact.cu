@@ -89,8 +89,12 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
     args.out = out;
     args.n = n;
     args.carry = carry;
+    /* the packed states lie past as many tile states as the reservation
+     * holds, not past this launch's: a tile state then never lies where an
+     * earlier launch of fewer tiles left a packed one, whose digits could
+     * read as a state of this launch's epoch */
     args.tiles = static_cast<gs_exact_tile *>(g->d_exact_tiles);
-    args.full = reinterpret_cast<gs_exact_packed *>(args.tiles + tiles);
+    args.full = reinterpret_cast<gs_exact_packed *>(args.tiles + g->exact_tiles_bytes / per_tile);
     if (++g->exact_epoch == GS_EXACT_EPOCHS) {   /* a status keeps 30 bits of it: clear them before one repeats */
         GS_CUDA_CHECK(g, cudaMemsetAsync(g->d_exact_tiles, 0, g->exact_tiles_bytes, g->stream),
                       "clearing the exact scan tile states");

@@ -910,6 +910,77 @@ static void test_exact_epoch_wrap(void)
     free(want);
 }
 
+/* A tile no pair holds publishes a packed exact state; those lie apart
+ * from every tile's state word, so that a scan of more tiles after one of
+ * fewer never reads the packed digits the first left as a state of its own
+ * epoch. The first scan here (epoch 1) sums 2^99 + 2^-60 + 2^-140 (three
+ * parts: no pair) in tiles of 8192 elements: its packed states hold the
+ * digit 8 (2^99 = 8 * 2^96), which where a state word lay would read
+ * "epoch 2, ready, 0"; the second (epoch 2) scans ones over many more
+ * tiles and must give i + 1 and the CPU backend's bits. Per type, and for f64 on both tile lengths. */
+static void check_exact_packed_apart(gs_type type)
+{
+    const int64_t n = capped((int64_t)1 << 20), n_first = capped(16 * 8192);
+    const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
+    void *ones = gs_test_alloc_or_fail(bytes ? bytes : 1), *first = gs_test_alloc_or_fail(bytes ? bytes : 1);
+    void *got = gs_test_alloc_or_fail(bytes ? bytes : 1), *want = gs_test_alloc_or_fail(bytes ? bytes : 1);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t k = i % 8192;
+        const double big = k == 0 ? 0x1p99 : k == 1 ? 0x1p-60 : k == 2 ? 0x1p-140 : 0.0;
+        if (type == GS_F32) {
+            ((float *)ones)[i] = 1.0f;
+            ((float *)first)[i] = (float)big;
+        } else {
+            ((double *)ones)[i] = 1.0;
+            ((double *)first)[i] = big;
+        }
+    }
+    char *d_in = device_alloc(bytes), *d_out = device_alloc(bytes);
+    gs_exact zero;
+    gs_exact_clear(&zero);
+    gs_exact *d_carry = exact_device_state(&zero);
+    /* the states' room for the second scan first, so that it is not
+     * allocated (and cleared) anew between the two */
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, ones, bytes)));
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, first, bytes)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
+    gs_cuda_exact_epoch_to_wrap(gpu);
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n_first, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, ones, bytes)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d_out, bytes)));
+    int64_t wrong = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const double g = type == GS_F32 ? ((float *)got)[i] : ((double *)got)[i];
+        if (g != (double)(i + 1) && !wrong++)
+            fprintf(stderr, "    exact %s after packed states: output %lld is %.17g, want %lld\n", gs_type_name(type),
+                    (long long)i, g, (long long)(i + 1));
+    }
+    CU_ASSERT_EQUAL(wrong, 0);
+    gs_exact carry = zero;
+    gs_cpu_scan_exact(type, GS_INCLUSIVE, ones, want, n, &carry);
+    CU_ASSERT(memcmp(got, want, bytes) == 0);
+    CU_ASSERT(same_state(exact_fetch(d_carry), carry));
+    gs_cuda_free(gpu, d_carry);
+    gs_cuda_free(gpu, d_in);
+    gs_cuda_free(gpu, d_out);
+    free(ones);
+    free(first);
+    free(got);
+    free(want);
+}
+
+static void test_exact_packed_apart(void)
+{
+    check_exact_packed_apart(GS_F32);
+    CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_SHORT)));
+    check_exact_packed_apart(GS_F64);
+    if (gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_LONG) == GS_OK) check_exact_packed_apart(GS_F64);
+    CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_AUTO)));
+}
+
 /* Bad arguments are errors with a message, not launches. */
 static void test_exact_refusals(void)
 {
@@ -1380,6 +1451,7 @@ static void register_exact_suite(void)
     CU_add_test(exact, "exact f64", test_exact_f64);
     CU_add_test(exact, "exact pieces chain, in place", test_exact_chain_in_place);
     CU_add_test(exact, "exact scan states at the epoch's wrap", test_exact_epoch_wrap);
+    CU_add_test(exact, "exact scan states apart from packed ones", test_exact_packed_apart);
     CU_add_test(exact, "exact refusals", test_exact_refusals);
     CU_add_test(exact, "exact f32 reduction, crowded digits", test_exact_crowded_digits);
     CU_add_test(exact, "exact reductions sending elements ahead", test_exact_sink_ahead);
