@@ -95,7 +95,7 @@ static gs_status scan_exact(gs_cuda *g, gs_scan_kind kind, const T *in, T *out, 
      * read as a state of this launch's epoch */
     args.tiles = static_cast<gs_exact_tile *>(g->d_exact_tiles);
     args.full = reinterpret_cast<gs_exact_packed *>(args.tiles + g->exact_tiles_bytes / per_tile);
-    if (++g->exact_epoch == GS_EXACT_EPOCHS) {   /* a status keeps 30 bits of it: clear them before one repeats */
+    if (++g->exact_epoch == GS_EXACT_EPOCHS) {   /* a status keeps 8 bits of it: clear them before one repeats */
         GS_CUDA_CHECK(g, cudaMemsetAsync(g->d_exact_tiles, 0, g->exact_tiles_bytes, g->stream),
                       "clearing the exact scan tile states");
         g->exact_epoch = 1;

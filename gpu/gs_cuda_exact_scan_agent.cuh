@@ -343,24 +343,77 @@ GS_DEV bool gs_exact_to_pair(gs_exact *c, double &hi, double &lo)
 /* ---- tile states ------------------------------------------------------------------ */
 
 /* What a tile publishes for the tiles after it, its aggregate and then its
- * inclusive prefix, each a word: status = epoch << 2 | flags, lo and hi,
- * in one 16-byte store (an aligned 16-byte access is not split, as
- * gs_tile_state relies on too): a reader sees all or nothing. Flags: none,
- * the value is hi + lo exactly (lo an f32: a pair's low part mostly has a
- * few bits); GS_EXACT_VALUE_PAIR, it is hi + the state's side field lo
- * exactly; GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide
- * range of exponents) and it is the tile's gs_exact_packed. Side fields
- * are written before the word's release and read after its acquire.
- * Statuses of earlier launches carry an older epoch and read as "not yet",
- * so the states need clearing only when the epoch's 30 bits wrap
- * (gs_cuda_exact.cu). */
+ * inclusive prefix, each a word: head = status | lo's code (status =
+ * epoch << 2 | flags) and hi, in one 16-byte store (an aligned 16-byte
+ * access is not split, as gs_tile_state relies on too): a reader sees all
+ * or nothing. Flags: none, the value is hi + lo exactly, lo in the code
+ * (gs_exact_lo_code: a pair's low part mostly has a few bits);
+ * GS_EXACT_VALUE_PAIR, it is hi + the state's side field lo exactly;
+ * GS_EXACT_VALUE_FULL, no pair holds it (special values, a wide range of
+ * exponents) and it is the tile's gs_exact_packed. Side fields are written
+ * before the word's release and read after its acquire. Statuses of
+ * earlier launches carry an older epoch and read as "not yet", so the
+ * states need clearing only when the epoch's 8 bits wrap
+ * (gs_cuda_exact.cu); f32 and f64 launches share the states, and either
+ * type's word read as the other's still shows its own epoch (an f64
+ * word's code lies above an f32 status's epoch bits or is 0). */
 enum { GS_EXACT_VALUE_PAIR = 1, GS_EXACT_VALUE_FULL = 2 };
-#define GS_EXACT_EPOCHS (1u << 30)
+#define GS_EXACT_STATUS_BITS 10
+#define GS_EXACT_EPOCHS (1u << (GS_EXACT_STATUS_BITS - 2))
 struct alignas(16) gs_exact_word {
-    uint32_t status;
-    float lo;
+    uint64_t head;
     double hi;
 };
+
+/* 2^(E - 105) for hi's exponent E, at least 2^-1022: a multiple of it below
+ * 2^53 times it is a double, and so is the product (it is not subnormal). */
+GS_DEV double gs_exact_lo_unit(double hi)
+{
+    const int biased = gs_biased_exponent(hi);
+    return __longlong_as_double((long long)((biased > 106 ? biased : 106) - 105) << 52);
+}
+/* lo's code in the head of a tile of T, where it holds lo exactly (else lo
+ * is a side field). f32 keeps 32 bits of status and lo as an f32 (its
+ * prefixes' low parts have a few bits); f64 10 bits of status and lo = m
+ * 2^(E - 105), E hi's exponent, m an integer below 2^53 in the other 54:
+ * every lo of a pair whose bits span at most 106 (the generator's f64
+ * prefixes' low parts have about 27 bits, normal data's about 42, which
+ * no f32 holds: docs/PERFORMANCE.md). */
+template <class T> GS_DEV bool gs_exact_lo_code(double hi, double lo, uint64_t &code)
+{
+    if constexpr (sizeof(T) == 4) {
+        const float lo32 = __double2float_rn(lo);
+        code = (uint64_t)(uint32_t)__float_as_int(lo32) << 32;
+        return (double)lo32 == lo;
+    } else {
+        const double unit = gs_exact_lo_unit(hi);
+        const double m = lo * (1.0 / unit);   /* 1 / unit is a power of two below 2^1023 */
+        if (!(fabs(m) < 0x1p53)) return false;
+        const long long mi = __double2ll_rz(m);
+        code = (uint64_t)mi << GS_EXACT_STATUS_BITS;
+        return (double)mi * unit == lo;
+    }
+}
+/* A word as a look-back holds it: f32's decoded where it is read (one
+ * conversion, on its short chain), f64's head kept and decoded once the
+ * lane has chosen its word. */
+template <class T> struct gs_exact_seen;
+template <> struct gs_exact_seen<float> {
+    uint32_t status_;
+    float lo_;
+    double hi;
+    GS_DEV static gs_exact_seen of(uint64_t head, double hi) { return {(uint32_t)head, __int_as_float((int)(head >> 32)), hi}; }
+    GS_DEV uint32_t status() const { return status_; }
+    GS_DEV double lo() const { return (double)lo_; }
+};
+template <> struct gs_exact_seen<double> {
+    uint64_t head;
+    double hi;
+    GS_DEV static gs_exact_seen of(uint64_t head, double hi) { return {head, hi}; }
+    GS_DEV uint32_t status() const { return (uint32_t)head & ((1u << GS_EXACT_STATUS_BITS) - 1); }
+    GS_DEV double lo() const { return (double)((long long)head >> GS_EXACT_STATUS_BITS) * gs_exact_lo_unit(hi); }
+};
+
 /* A word and its side field, in a 32-byte sector of their own; a tile's
  * two in 64 bytes. Packed closer (48 bytes a tile; or one word a tile,
  * which the inclusive prefix overwrites, in 16 or 32 bytes), the scans
@@ -385,31 +438,31 @@ struct gs_exact_packed {
  * that finds side fields fences (gs_exact_acquire_fence) before it reads
  * them. Acquiring reads cannot overlap (each waits for the one before), so
  * a look-back reading both words of a tile made two round trips of one. */
-GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint32_t status, float lo, double hi)
+GS_DEV void gs_exact_word_publish(gs_exact_word *w, uint32_t status, uint64_t lo_code, double hi)
 {
-    const uint64_t head = status | (uint64_t)(uint32_t)__float_as_int(lo) << 32;
+    const uint64_t head = status | lo_code;
     const uint64_t bits = (uint64_t)__double_as_longlong(hi);
     if (status & (GS_EXACT_VALUE_PAIR | GS_EXACT_VALUE_FULL))
         asm volatile("st.release.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(head), "l"(bits) : "memory");
     else
         asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(w), "l"(head), "l"(bits) : "memory");
 }
-GS_DEV gs_exact_word gs_exact_word_read(const gs_exact_word *w)
+template <class T> GS_DEV gs_exact_seen<T> gs_exact_word_read(const gs_exact_word *w)
 {
     uint64_t head, bits;
     asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(head), "=l"(bits) : "l"(w) : "memory");
-    return {(uint32_t)head, __int_as_float((int)(head >> 32)), __longlong_as_double((long long)bits)};
+    return gs_exact_seen<T>::of(head, __longlong_as_double((long long)bits));
 }
-/* The state hi + lo (finite): lo in the word where an f32 holds it
- * exactly, else in the side field, written first. */
-GS_DEV void gs_exact_publish_pair(gs_exact_state *st, uint32_t status, double hi, double lo)
+/* The state hi + lo (finite) of a tile of T: lo in the word where its
+ * code holds it exactly, else in the side field, written first. */
+template <class T> GS_DEV void gs_exact_publish_pair(gs_exact_state *st, uint32_t status, double hi, double lo)
 {
-    const float lo32 = __double2float_rn(lo);
-    if ((double)lo32 == lo) {
-        gs_exact_word_publish(&st->word, status, lo32, hi);
+    uint64_t code;
+    if (gs_exact_lo_code<T>(hi, lo, code)) {
+        gs_exact_word_publish(&st->word, status, code, hi);
     } else {
         st->lo = lo;
-        gs_exact_word_publish(&st->word, status | GS_EXACT_VALUE_PAIR, 0.0f, hi);
+        gs_exact_word_publish(&st->word, status | GS_EXACT_VALUE_PAIR, 0, hi);
     }
 }
 /* Where another lane of the warp read the released word: its side fields are visible after. */
@@ -426,7 +479,7 @@ GS_DEV void gs_exact_pack(gs_exact_packed *p, const gs_exact *e)   /* e normaliz
 GS_DEV void gs_exact_publish_full(gs_exact_word *w, gs_exact_packed *packed, const gs_exact *e, uint32_t status)
 {
     gs_exact_pack(packed, e);
-    gs_exact_word_publish(w, status | GS_EXACT_VALUE_FULL, 0.0f, 0.0);
+    gs_exact_word_publish(w, status | GS_EXACT_VALUE_FULL, 0, 0.0);
 }
 GS_DEV void gs_exact_add_packed(gs_exact *e, const gs_exact_packed *p)
 {
@@ -559,26 +612,26 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
     for (int64_t window = tile - 1;; window -= 32) {
         const int64_t pred = window - lane;
         /* before tile 0: never counted (tile 0 is an inclusive prefix) */
-        gs_exact_word incl = {epoch << 2, 0.0f, 0.0}, agg = {0, 0.0f, 0.0};
-        const auto ready = [&] { return incl.status >> 2 == epoch || agg.status >> 2 == epoch; };
+        gs_exact_seen<T> incl = gs_exact_seen<T>::of((uint64_t)epoch << 2, 0.0), agg = gs_exact_seen<T>::of(0, 0.0);
+        const auto ready = [&] { return incl.status() >> 2 == epoch || agg.status() >> 2 == epoch; };
         const auto read = [&] {   /* both words at once: one round trip */
-            incl = gs_exact_word_read(&a.tiles[pred].inclusive.word);
-            agg = gs_exact_word_read(&a.tiles[pred].aggregate.word);
+            incl = gs_exact_word_read<T>(&a.tiles[pred].inclusive.word);
+            agg = gs_exact_word_read<T>(&a.tiles[pred].aggregate.word);
         };
         if (pred >= 0) read();
         while (__any_sync(GS_FULL_MASK, !ready())) {
             __nanosleep(64);
             if (!ready()) read();
         }
-        const bool inclusive = incl.status >> 2 == epoch;
+        const bool inclusive = incl.status() >> 2 == epoch;
         const unsigned inclusives = __ballot_sync(GS_FULL_MASK, inclusive);
         /* lanes up to the nearest inclusive prefix count; farther ones not */
         const int last = inclusives ? __ffs(inclusives) - 1 : 31;
         const bool counted = lane <= last;
-        const gs_exact_word w = inclusive ? incl : agg;
-        const unsigned flags = counted ? (unsigned)(w.status & 3) : 0u;
+        const gs_exact_seen<T> w = inclusive ? incl : agg;
+        const unsigned flags = counted ? (unsigned)(w.status() & 3) : 0u;
         if (flags) gs_exact_acquire_fence();   /* side fields, or a packed state, follow the word */
-        const double hi = counted ? w.hi : 0.0, lo = counted ? (double)w.lo : 0.0;
+        const double hi = counted ? w.hi : 0.0, lo = counted ? w.lo() : 0.0;
         if (!full && !__any_sync(GS_FULL_MASK, flags)) {
             /* values in the words: the his' sum and the los' in fp64, exact
              * when no addition rounded */
@@ -641,7 +694,7 @@ GS_DEV void gs_exact_publish_aggregate(const gs_exact_scan_args<T, VECS> &a, int
     const uint32_t status = a.epoch << 2;
     gs_exact_tile *state = &a.tiles[tile];
     if (st->aggregate_full) gs_exact_publish_full(&state->aggregate.word, &a.full[2 * tile], &st->inclusive, status);
-    else gs_exact_publish_pair(&state->aggregate, status, st->aggregate[0], st->aggregate[1]);
+    else gs_exact_publish_pair<T>(&state->aggregate, status, st->aggregate[0], st->aggregate[1]);
 }
 
 /*
@@ -705,7 +758,7 @@ GS_DEV void gs_exact_scan_prefix(const gs_exact_scan_args<T, VECS> &a, int64_t t
         if (inclusive_full) {
             gs_exact_publish_full(&state->inclusive.word, &a.full[2 * tile + 1], &st->inclusive, status);
         } else {
-            gs_exact_publish_pair(&state->inclusive, status, q.hi, q.lo);
+            gs_exact_publish_pair<T>(&state->inclusive, status, q.hi, q.lo);
         }
         gs_exact_set_carry(st, full, p);
     }

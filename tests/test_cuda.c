@@ -872,7 +872,7 @@ static void test_exact_chain_in_place(void)
         }
 }
 
-/* A tile state keeps 30 bits of its scan's epoch; where they wrap, the
+/* A tile state keeps 8 bits of its scan's epoch; where they wrap, the
  * states are cleared. Two scans, each the one at the wrap (so both at
  * epoch 1), of different data: the second must give its own outputs, not
  * prefixes from states the first left (bit for bit against the CPU
