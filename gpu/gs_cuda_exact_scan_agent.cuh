@@ -1004,6 +1004,16 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
     double total = 0.0;       /* f32: the sum of the terms */
     gs_exact_pair rest;
     gs_grid grid;             /* f32 */
+#if __CUDA_ARCH__ >= 900
+    /* a long tile's second half into L2 while the first is loaded and
+     * summed: both halves' reads reach memory at once, without registers
+     * for the second (one bulk prefetch a warp: its rows PART..VECS-1 are
+     * one run of bytes) */
+    if constexpr (PART != VECS)
+        if (v.whole && lane == 0)
+            asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a.in + v.first + PART * 32 * VEC),
+                         "r"((VECS - PART) * 32 * 16) : "memory");
+#endif
 #pragma unroll
     for (int h = 0; h < VECS; h += PART) {
         T x[PART][VEC];
