@@ -872,42 +872,62 @@ static void test_exact_chain_in_place(void)
         }
 }
 
-/* A tile state keeps 8 bits of its scan's epoch; where they wrap, the
- * states are cleared. Two scans, each the one at the wrap (so both at
- * epoch 1), of different data: the second must give its own outputs, not
- * prefixes from states the first left (bit for bit against the CPU
- * backend). */
-static void test_exact_epoch_wrap(void)
+/* Scans `first` (its first n_first elements) and then `second` (n), each
+ * from a zero carry, the epoch at its wrap before the first (epoch 1) and,
+ * with wrap_again, before the second (epoch 1 again; else epoch 2); the
+ * second must give its own outputs and carry, bit for bit the CPU
+ * backend's, not prefixes from states the first left. A scan of `second`
+ * before both gives the tile states their room, so that they are not
+ * allocated (and cleared) anew between the two. */
+static void check_exact_scan_after(gs_type type, const void *first, int64_t n_first, const void *second, int64_t n,
+                                   int wrap_again)
 {
-    const int64_t n = capped(((int64_t)1 << 22) + 3);   /* 513 f32 tiles */
-    const size_t bytes = (size_t)n * sizeof(float);
-    gs_test_rng r = gs_test_case_rng(15, 0, 0, 1);
-    void *first = exact_data_fill(GS_F32, EXACT_UNIFORM, n, &r);
-    void *second = exact_data_fill(GS_F32, EXACT_NORMAL, n, &r);
+    const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
     void *got = gs_test_alloc_or_fail(bytes ? bytes : 1), *want = gs_test_alloc_or_fail(bytes ? bytes : 1);
     char *d_in = device_alloc(bytes), *d_out = device_alloc(bytes);
     gs_exact zero;
     gs_exact_clear(&zero);
     gs_exact *d_carry = exact_device_state(&zero);
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, first, bytes)));
-    gs_cuda_exact_epoch_to_wrap(gpu);
-    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
     CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, second, bytes)));
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, first, (size_t)n_first * elem)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
     gs_cuda_exact_epoch_to_wrap(gpu);
-    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, GS_F32, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n_first, d_carry)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, second, bytes)));
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
+    if (wrap_again) gs_cuda_exact_epoch_to_wrap(gpu);
+    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
     CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d_out, bytes)));
     gs_exact carry = zero;
-    gs_cpu_scan_exact(GS_F32, GS_INCLUSIVE, second, want, n, &carry);
+    gs_cpu_scan_exact(type, GS_INCLUSIVE, second, want, n, &carry);
+    for (int64_t i = 0; i < n; i++)
+        if (!same_float(type, elem_at(type, got, i), elem_at(type, want, i))) {
+            fprintf(stderr, "    exact %s scan after another: output %lld is %.17g, want %.17g\n", gs_type_name(type),
+                    (long long)i, elem_at(type, got, i), elem_at(type, want, i));
+            break;
+        }
     CU_ASSERT(memcmp(got, want, bytes) == 0);
     CU_ASSERT(same_state(exact_fetch(d_carry), carry));
     gs_cuda_free(gpu, d_carry);
     gs_cuda_free(gpu, d_in);
     gs_cuda_free(gpu, d_out);
-    free(first);
-    free(second);
     free(got);
     free(want);
+}
+
+/* A tile state keeps 8 bits of its scan's epoch; where they wrap, the
+ * states are cleared. Two scans of different data, each the one at the
+ * wrap (so both at epoch 1). */
+static void test_exact_epoch_wrap(void)
+{
+    const int64_t n = capped(((int64_t)1 << 22) + 3);   /* 513 f32 tiles */
+    gs_test_rng r = gs_test_case_rng(15, 0, 0, 1);
+    void *first = exact_data_fill(GS_F32, EXACT_UNIFORM, n, &r);
+    void *second = exact_data_fill(GS_F32, EXACT_NORMAL, n, &r);
+    check_exact_scan_after(GS_F32, first, n, second, n, 1);
+    free(first);
+    free(second);
 }
 
 /* A tile no pair holds publishes a packed exact state; those lie apart
@@ -917,13 +937,12 @@ static void test_exact_epoch_wrap(void)
  * parts: no pair) in tiles of 8192 elements: its packed states hold the
  * digit 8 (2^99 = 8 * 2^96), which where a state word lay would read
  * "epoch 2, ready, 0"; the second (epoch 2) scans ones over many more
- * tiles and must give i + 1 and the CPU backend's bits. Per type, and for f64 on both tile lengths. */
+ * tiles. Per type, and for f64 on both tile lengths. */
 static void check_exact_packed_apart(gs_type type)
 {
     const int64_t n = capped((int64_t)1 << 20), n_first = capped(16 * 8192);
-    const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
+    const size_t bytes = (size_t)n * gs_type_size(type);
     void *ones = gs_test_alloc_or_fail(bytes ? bytes : 1), *first = gs_test_alloc_or_fail(bytes ? bytes : 1);
-    void *got = gs_test_alloc_or_fail(bytes ? bytes : 1), *want = gs_test_alloc_or_fail(bytes ? bytes : 1);
     for (int64_t i = 0; i < n; i++) {
         const int64_t k = i % 8192;
         const double big = k == 0 ? 0x1p99 : k == 1 ? 0x1p-60 : k == 2 ? 0x1p-140 : 0.0;
@@ -935,41 +954,9 @@ static void check_exact_packed_apart(gs_type type)
             ((double *)first)[i] = big;
         }
     }
-    char *d_in = device_alloc(bytes), *d_out = device_alloc(bytes);
-    gs_exact zero;
-    gs_exact_clear(&zero);
-    gs_exact *d_carry = exact_device_state(&zero);
-    /* the states' room for the second scan first, so that it is not
-     * allocated (and cleared) anew between the two */
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, ones, bytes)));
-    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, first, bytes)));
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
-    gs_cuda_exact_epoch_to_wrap(gpu);
-    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n_first, d_carry)));
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, ones, bytes)));
-    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_carry, &zero, sizeof zero)));
-    CHECK_GPU(gpu_call(gs_cuda_scan_exact_async(gpu, type, GS_INCLUSIVE, d_in, d_out, n, d_carry)));
-    CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, got, d_out, bytes)));
-    int64_t wrong = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const double g = type == GS_F32 ? ((float *)got)[i] : ((double *)got)[i];
-        if (g != (double)(i + 1) && !wrong++)
-            fprintf(stderr, "    exact %s after packed states: output %lld is %.17g, want %lld\n", gs_type_name(type),
-                    (long long)i, g, (long long)(i + 1));
-    }
-    CU_ASSERT_EQUAL(wrong, 0);
-    gs_exact carry = zero;
-    gs_cpu_scan_exact(type, GS_INCLUSIVE, ones, want, n, &carry);
-    CU_ASSERT(memcmp(got, want, bytes) == 0);
-    CU_ASSERT(same_state(exact_fetch(d_carry), carry));
-    gs_cuda_free(gpu, d_carry);
-    gs_cuda_free(gpu, d_in);
-    gs_cuda_free(gpu, d_out);
+    check_exact_scan_after(type, first, n_first, ones, n, 0);
     free(ones);
     free(first);
-    free(got);
-    free(want);
 }
 
 static void test_exact_packed_apart(void)
