@@ -820,19 +820,22 @@ static void check_exact_type(gs_type type)
 
 static void test_exact_f32(void) { check_exact_type(GS_F32); }
 
-/* f64 scans on both tile lengths (gs_cuda_set_exact_tiles), the long
- * ones where the device has room for them. */
-static void test_exact_f64(void)
+/* check(GS_F64) with f64 scans on both tile lengths
+ * (gs_cuda_set_exact_tiles), the long ones where the device has room for
+ * them; the handle's own choice again after. */
+static void on_both_f64_tiles(void (*check)(gs_type))
 {
     CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_SHORT)));
-    check_exact_type(GS_F64);
+    check(GS_F64);
     if (gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_LONG) == GS_OK) {
-        check_exact_type(GS_F64);
+        check(GS_F64);
     } else {
         printf("\n    rank %d: long f64 tiles not checked: %s\n", gs_test_rank(), gs_cuda_error(gpu));
     }
     CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_AUTO)));
 }
+
+static void test_exact_f64(void) { on_both_f64_tiles(check_exact_type); }
 
 /* Pieces chained through one device state give the whole's outputs and
  * state; in place gives the same outputs. */
@@ -962,10 +965,7 @@ static void check_exact_packed_apart(gs_type type)
 static void test_exact_packed_apart(void)
 {
     check_exact_packed_apart(GS_F32);
-    CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_SHORT)));
-    check_exact_packed_apart(GS_F64);
-    if (gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_LONG) == GS_OK) check_exact_packed_apart(GS_F64);
-    CHECK_GPU(gpu_call(gs_cuda_set_exact_tiles(gpu, GS_CUDA_EXACT_TILES_AUTO)));
+    on_both_f64_tiles(check_exact_packed_apart);
 }
 
 /* Bad arguments are errors with a message, not launches. */
