@@ -65,20 +65,45 @@ template <class T, int VECS> GS_HD_CONST int64_t gs_exact_tile_items()
     return (int64_t)GS_EXACT_BLOCK * VECS * gs_exact_scan_traits<T>::vec;
 }
 
-/* The exponent of the lowest set bit of x (finite; a large value for 0):
- * x is a multiple of 2^that. When every term and the carry are multiples
- * of 2^q and every partial sum is below 2^(q + exact_bits), the fast path's
- * arithmetic is exact: a double-double's lo collects errors of at most
- * 2^(q + 46) each (half an ulp of such a sum), fewer than 128 of them on
- * any element's path (see the traits), so it stays a multiple of 2^q
- * below 2^(q + 53). Data on a grid (the generator's k * 2^-53, integers)
- * then needs no bound at all, which also decides exact ties. */
+/* A lower bound on the exponents of the lowest set bits of doubles (finite;
+ * a large value for none but zeros): each is a multiple of 2^(E - 1075 +
+ * z), for E the least biased exponent among them (at least 1) and z the
+ * trailing zeros of their mantissa fields' OR (at most 52, the implicit
+ * bit); of one double, its lowest set bit's exponent. A few integer
+ * operations an element, none on the fp64 pipe and no branch (the exact
+ * lowest bit of each element took 4.5 times as many). When every term and
+ * the carry are multiples of 2^q and every partial sum is below 2^(q +
+ * exact_bits), the fast path's arithmetic is exact: a double-double's lo
+ * collects errors of at most 2^(q + 46) each (half an ulp of such a sum),
+ * fewer than 128 of them on any element's path (see the traits), so it
+ * stays a multiple of 2^q below 2^(q + 53). Data on a grid (the
+ * generator's k * 2^-53, integers) then needs no bound at all, which also
+ * decides exact ties. */
+struct gs_low_bits {
+    uint32_t least = 0xffffffffu;   /* the least |x|'s high word - 1, or bit 0 set for a low word: zeros wrap */
+    uint32_t field_hi = 0, field_lo = 0;
+
+    GS_DEV void add(double x)
+    {
+        const uint32_t hi = (uint32_t)__double2hiint(x), lo = (uint32_t)__double2loint(x);
+        least = min(least, ((hi & 0x7fffffffu) | min(lo, 1u)) - 1u);
+        field_hi |= hi;
+        field_lo |= lo;
+    }
+    GS_DEV int low() const
+    {
+        if (least == 0xffffffffu) return INT32_MAX / 2;
+        const int biased = (int)((least + 1u) >> 20);
+        const uint64_t field = (uint64_t)(field_hi & 0xfffffu) << 32 | field_lo;
+        const int zeros = field ? __ffsll((long long)field) - 1 : 52;
+        return (biased > 1 ? biased : 1) - 1075 + (zeros < 52 ? zeros : 52);
+    }
+};
 GS_DEV int gs_low_bit(double x)
 {
-    const uint64_t b = (uint64_t)__double_as_longlong(x);
-    const int biased = (int)((b >> 52) & 0x7ff);
-    const uint64_t m = (b & 0xfffffffffffffull) | (biased ? 0x10000000000000ull : 0);
-    return m ? (biased ? biased : 1) - 1075 + __ffsll((long long)m) - 1 : INT32_MAX / 2;
+    gs_low_bits b;
+    b.add(x);
+    return b.low();
 }
 
 /* x's biased exponent (0 for zeros and subnormals): x < 2^(that - 1022) for finite x. */
@@ -963,7 +988,7 @@ template <class T> struct gs_exact_tile_sums {
 };
 
 /* f64: whether partial sums below m, of terms that are multiples of
- * 2^low, are exact in the fast path's arithmetic (see gs_low_bit) */
+ * 2^low, are exact in the fast path's arithmetic (see gs_low_bits) */
 GS_DEV bool gs_exact_below(double m, int low)
 {
     const int limit = low + gs_exact_scan_traits<double>::exact_bits;
@@ -976,7 +1001,7 @@ GS_DEV bool gs_exact_below(double m, int low)
  * not in registers, which would cost blocks per multiprocessor. f32: the
  * terms on the tile's grid (found from the block's sum of |x|) replace the
  * elements, and their sums are exact. f64: the elements' sums in
- * double-double, exact when the terms' range allows (gs_low_bit). Unless
+ * double-double, exact when the terms' range allows (gs_low_bits). Unless
  * FIX, also the tile's exact aggregate into st (the warps' totals and
  * rests, as a pair while one holds it, else st->inclusive from the
  * elements). Every thread calls it; a barrier ends it.
@@ -1000,6 +1025,7 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
      * the grid rounded off; f64 where the totals are not exact: the
      * thread's elements), exactly while it is whole. */
     double abs_sum = 0.0;     /* f32: what the grid rounded off; f64: the sum of |x| */
+    gs_low_bits low_bits;     /* f64 */
     int low = INT32_MAX / 2;
     double total = 0.0;       /* f32: the sum of the terms */
     gs_exact_pair rest;
@@ -1079,11 +1105,11 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
 #pragma unroll
                 for (int k = 0; k < VEC; k++) {
                     abs_sum = __dadd_ru(abs_sum, fabs((double)x[j][k]));
-                    const int l = gs_low_bit(x[j][k]);
-                    low = l < low ? l : low;
+                    low_bits.add(x[j][k]);
                 }
         }
     }
+    if constexpr (!GRID) low = low_bits.low();
     /* f64 scans its runs now, before the look-back, while the look-back
      * waits for the tiles before (2% faster), and lane 31 gives the warp's
      * total (no second sum in the loads); f32 after it (before, 9% slower:
@@ -1214,7 +1240,7 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
             exact.hi_above = ((uint32_t)__double2hiint(carry_hi) & 0x7ff00000u) + 0x00100000u;
         }
     } else {
-        /* exact arithmetic needs no bound (see gs_low_bit): 2^(low +
+        /* exact arithmetic needs no bound (see gs_low_bits): 2^(low +
          * exact_bits) is the partial sums' exact range */
         const int sub_low = r.terms_low < st->low ? r.terms_low : st->low;
         const double m = __dadd_ru(__dadd_ru(fabs(carry_hi), fabs(carry_lo)), r.terms);
