@@ -1063,10 +1063,14 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
             for (int j = 0; j < PART; j++) memcpy(v.loaded(h + j), x[j], 16);
         if constexpr (GRID) {
             float abs32 = 0.0f;   /* 32 terms in f32 rounded up: an overflow takes the exact path */
+            uint32_t least = 0xffffffffu;   /* the least |x| but zeros, as (its bits << 1) - 1 */
 #pragma unroll
             for (int j = 0; j < PART; j++)
 #pragma unroll
-                for (int k = 0; k < VEC; k++) abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
+                for (int k = 0; k < VEC; k++) {
+                    abs32 = __fadd_ru(abs32, fabsf(x[j][k]));
+                    least = min(least, ((uint32_t)__float_as_int(x[j][k]) << 1) - 1u);
+                }
             double sum = abs32;
 #pragma unroll
             for (int m = 16; m > 0; m >>= 1) sum = __dadd_ru(sum, __shfl_xor_sync(GS_FULL_MASK, sum, m));
@@ -1075,19 +1079,31 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
             for (int w = 0; w < GS_EXACT_WARPS; w++) r.magnitude = __dadd_ru(r.magnitude, st->warp_abs[w]);
             if (isfinite(r.magnitude)) grid = gs_grid_for(r.magnitude);
             r.valid = grid.usable;   /* else a special value or an overflow: the exact path */
+            /* most threads' elements are all on the grid (0 or from 2^(q+23)
+             * up): their terms are the elements */
+            const bool on_grid = grid.from == 0.0f || least >= ((uint32_t)__float_as_int(grid.from) << 1) - 1u;
             /* what the grid rounds off, x - t, is exact in f32; a thread
              * that rounded any off keeps their exact sum (rare) */
             float off32 = 0.0f;
+            if (on_grid) {
 #pragma unroll
-            for (int j = 0; j < PART; j++) {
-                T t[VEC];
+                for (int j = 0; j < PART; j++) {
 #pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    t[k] = grid.round(x[j][k]);
-                    off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t[k])));
-                    total = __dadd_rn(total, (double)t[k]);
+                    for (int k = 0; k < VEC; k++) total = __dadd_rn(total, (double)x[j][k]);
+                    memcpy(v.loaded(h + j), x[j], 16);
                 }
-                memcpy(v.loaded(h + j), t, 16);   /* the terms wait, not the elements */
+            } else {
+#pragma unroll
+                for (int j = 0; j < PART; j++) {
+                    T t[VEC];
+#pragma unroll
+                    for (int k = 0; k < VEC; k++) {
+                        t[k] = grid.round(x[j][k]);
+                        off32 = __fadd_ru(off32, fabsf(__fsub_rn(x[j][k], t[k])));
+                        total = __dadd_rn(total, (double)t[k]);
+                    }
+                    memcpy(v.loaded(h + j), t, 16);   /* the terms wait, not the elements */
+                }
             }
             if (!FIX && off32 != 0.0f) {
 #pragma unroll
