@@ -173,30 +173,63 @@ GS_DEV gs_grid gs_grid_for(double magnitude)   /* finite */
  *
  * Else `ok` is cleared and the tile's fix rounds that output from the
  * exact carry (a few tiles of a scan of 2^28 random elements). An exact
- * zero is +0. The check is integer arithmetic on h2's words, without a
- * branch: the fp64 and conversion pipes are the kernel's busy ones.
+ * zero is +0 with no operation for it: h is -0 only where hi and local
+ * are, and local, a sum begun from +0, never is; h2 then never is either.
+ * The check is integer arithmetic on h2's words, without a branch: the
+ * fp64 and conversion pipes are the kernel's busy ones.
  */
 struct gs_exact_f32_exact {
     uint32_t top = 0;        /* 0: lo or b is not 0 */
     uint32_t hi_above = 0;   /* |local|'s high word below it: local's exponent is at most hi's */
 };
+/* h2's distance, in its ulps, from f32's nearest rounding boundary in its binade */
+GS_DEV int gs_exact_f32_distance(double h2) { return abs((int)((uint32_t)__double2loint(h2) & 0x1fffffffu) - 0x10000000); }
+/* the distance that decides an output whose h2 has the high word top (sign cleared) */
+GS_DEV int gs_exact_f32_margin(int bound_exp, uint32_t top)
+{
+    const int s = bound_exp - (int)(top >> 20);
+    return s > 26 ? INT32_MAX : 2 + (1 << (s > 0 ? s : 0));
+}
+GS_DEV uint32_t gs_exact_f32_top(double h2) { return (uint32_t)__double2hiint(h2) & 0x7fffffffu; }
 template <bool FAST2SUM>
 GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int bound_exp, gs_exact_f32_exact exact, bool &ok)
 {
     const double h = __dadd_rn(hi, local);
     const double h2 = __dadd_rn(h, lo);
-    const uint32_t top = (uint32_t)__double2hiint(h2) & 0x7fffffffu, bottom = (uint32_t)__double2loint(h2);
-    const int from_boundary = abs((int)(bottom & 0x1fffffffu) - 0x10000000);
-    const int s = bound_exp - (int)(top >> 20);
-    const int margin = s > 26 ? INT32_MAX : 2 + (1 << (s > 0 ? s : 0));
-    bool decided = ((from_boundary > margin) & (top >= 0x38100000u)) | (top < exact.top);
+    const uint32_t top = gs_exact_f32_top(h2);
+    bool decided = ((gs_exact_f32_distance(h2) > gs_exact_f32_margin(bound_exp, top)) & (top >= 0x38100000u)) | (top < exact.top);
     if constexpr (FAST2SUM) {
         const bool local_below = ((uint32_t)__double2hiint(local) & 0x7fffffffu) < exact.hi_above;
         decided = decided | (local_below & (__dadd_rn(h, -hi) == local));
     }
     ok = ok & decided;
-    return __fadd_rn(__double2float_rn(h2), 0.0f);   /* -0 + 0: +0 */
+    return __double2float_rn(h2);
 }
+
+/* The same for a tile's first pass, which asks only whether all of a
+ * thread's outputs are decided: they are where the least distance exceeds
+ * the margin of the least exponent and the least |h2| is normal, or where
+ * the greatest |h2| is below exact.top. Each output then costs its
+ * extremes, not its own margin and comparisons; a run decided partly one
+ * way and partly the other takes the second pass (gs_exact_scan_redo). */
+struct gs_exact_f32_run_check {
+    uint32_t top_min = 0xffffffffu, top_max = 0;
+    int distance = INT32_MAX;
+
+    GS_DEV float round(double hi, double lo, double local)
+    {
+        const double h2 = __dadd_rn(__dadd_rn(hi, local), lo);
+        const uint32_t top = gs_exact_f32_top(h2);
+        top_min = min(top_min, top);
+        top_max = max(top_max, top);
+        distance = min(distance, gs_exact_f32_distance(h2));
+        return __double2float_rn(h2);
+    }
+    GS_DEV bool decided(int bound_exp, gs_exact_f32_exact exact) const
+    {
+        return ((distance > gs_exact_f32_margin(bound_exp, top_min)) & (top_min >= 0x38100000u)) | (top_max < exact.top);
+    }
+};
 
 /* RN(v) in f64 for a double-double v: h + l is v exactly, and the
  * interval's ends are h plus l's ends, each rounded once. */
@@ -1275,6 +1308,8 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
     uint32_t failed = 0;
     bool decided = true;
     const auto run_outputs = [&](auto fast2sum) {
+        constexpr bool AT_ONCE = GRID && !FIX && !decltype(fast2sum)::value;   /* gs_exact_f32_run_check */
+        gs_exact_f32_run_check run;
 #pragma unroll OUT_UNROLL
         for (int i = 0; i < VECS; i++) {
             T x[VEC];
@@ -1284,16 +1319,21 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
                 const A next = gs_dd_add(running, (double)x[k]);
                 const A value = a.exclusive ? running : next;
                 bool one = true;
-                if constexpr (GRID)
-                    x[k] = gs_exact_round_checked<decltype(fast2sum)::value>(carry_hi, carry_lo, value, bound_exp, exact, one);
-                else
+                if constexpr (GRID) {
+                    if constexpr (AT_ONCE)
+                        x[k] = run.round(carry_hi, carry_lo, value);
+                    else
+                        x[k] = gs_exact_round_checked<decltype(fast2sum)::value>(carry_hi, carry_lo, value, bound_exp, exact, one);
+                } else {
                     x[k] = gs_exact_round_checked(value, bound, one);
+                }
                 if constexpr (FIX) failed |= (uint32_t)!one << (i * VEC + k);
                 else decided = decided & one;
                 running = next;
             }
             memcpy(v.in_run(i), x, 16);
         }
+        if constexpr (AT_ONCE) decided = decided & run.decided(bound_exp, exact);
     };
     if constexpr (GRID) {
         const bool ties_likely = FIX || gs_biased_exponent(carry_hi) - 1023 - st->low < GS_EXACT_TIE_SPAN;
