@@ -1015,7 +1015,7 @@ template <class T> struct gs_exact_tile_sums {
     using A = typename gs_exact_scan_traits<T>::A;
     bool valid = true;        /* the fast path's sums and bound hold */
     double magnitude = 0.0;   /* f32: >= the tile's sum of |x| */
-    A local = gs_acc_zero<A>();   /* f64: the run's local start (all but P) */
+    A local = gs_acc_zero<A>();   /* the run's local start (all but P) */
     double terms = 0.0;       /* f64: >= the tile's sum of |x| */
     int terms_low = INT32_MAX / 2;   /* f64: the lowest bit of any element */
 };
@@ -1161,8 +1161,9 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
     if constexpr (!GRID) low = low_bits.low();
     /* f64 scans its runs now, before the look-back, while the look-back
      * waits for the tiles before (2% faster), and lane 31 gives the warp's
-     * total (no second sum in the loads); f32 after it (before, 9% slower:
-     * docs/PERFORMANCE.md) */
+     * total (no second sum in the loads); f32 once its aggregate is out
+     * (gs_exact_scan_kernel: before it, 9% slower; after the look-back,
+     * 5-6% slower on an H200; docs/PERFORMANCE.md) */
     A run_sum = gs_acc_zero<A>();
     if constexpr (!GRID) {
         __syncwarp();   /* the warp's rows are staged: its runs */
@@ -1303,7 +1304,7 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
      * did not decide it (FIX; else `decided` says all) */
     static_assert(VECS * VEC <= 32, "a thread's outputs fit a 32-bit mask");
     A running;
-    if constexpr (GRID) running = gs_exact_run_start<T>(st, gs_exact_run_scan<T, VECS>(v));
+    if constexpr (GRID) running = r.local;
     else running = gs_dd_add(gs_dd{carry_hi, carry_lo}, r.local);
     uint32_t failed = 0;
     bool decided = true;
@@ -1383,6 +1384,14 @@ GS_DEV bool gs_exact_scan_outputs(const gs_exact_scan_args<T, VECS> &a, const gs
     return true;
 }
 
+/* f32: the run's local start into r, from its terms in the stage (f64's
+ * came with the tile's sums). */
+template <class T, int VECS>
+GS_DEV void gs_exact_run_local(const gs_exact_tile_view<T, VECS> &v, const gs_exact_tile_shared *st, gs_exact_tile_sums<T> &r)
+{
+    if constexpr (sizeof(T) == 4) r.local = gs_exact_run_start<T>(st, gs_exact_run_scan<T, VECS>(v));
+}
+
 /* The fast path again for a tile it did not decide, now rounding a few
  * undecided outputs one by one; apart, so that the first keeps no
  * registers for it. */
@@ -1390,7 +1399,8 @@ template <class T, int VECS>
 __device__ __noinline__ bool gs_exact_scan_redo(const gs_exact_scan_args<T, VECS> a, const gs_exact_tile_view<T, VECS> v,
                                                gs_exact_tile_shared *st, gs_exact_scan_scratch *s)
 {
-    const gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, true>(a, v, st, s);
+    gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, true>(a, v, st, s);
+    gs_exact_run_local(v, st, r);
     return gs_exact_scan_outputs<T, VECS, true>(a, v, st, s, r);
 }
 
@@ -1435,8 +1445,14 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T, VECS> a)
     const int64_t begin = tile * ITEMS;
     const int64_t end = begin + ITEMS < a.n ? begin + ITEMS : a.n;
     const gs_exact_tile_view<T, VECS> v(a, begin, end, rows);
-    const gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, false>(a, v, &st, &s);
-    if (threadIdx.x < 32) {
+    gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, false>(a, v, &st, &s);
+    /* f32 scans its runs here: warp 0 once its aggregate is out, the others
+     * while it looks back (f64 scanned them with its sums) */
+    if constexpr (sizeof(T) == 4) {
+        if (threadIdx.x == 0 && tile > 0) gs_exact_publish_aggregate(a, tile, &st);
+        gs_exact_run_local(v, &st, r);
+        if (threadIdx.x < 32) gs_exact_scan_prefix(a, tile, &st);
+    } else if (threadIdx.x < 32) {
         if (threadIdx.x == 0 && tile > 0) gs_exact_publish_aggregate(a, tile, &st);
         gs_exact_scan_prefix(a, tile, &st);
     }
