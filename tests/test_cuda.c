@@ -578,10 +578,11 @@ enum exact_data {
     EXACT_FINE_TIES,     /* f32 ties on a grid 48 binades below the prefixes, in many outputs */
     EXACT_SUBNORMAL,     /* subnormals and the least normals, random signs */
     EXACT_SPECIAL,       /* normal data with NaN, +inf and -inf sprinkled in */
+    EXACT_TINY_TIES,     /* ties of prefixes near 1 decided by subnormals whose high word is 0 */
     EXACT_DATA_COUNT
 };
 static const char *const exact_data_name[] = {"uniform", "normal", "full range", "cancellation",
-                                               "near ties", "fine ties", "subnormals", "specials"};
+                                               "near ties", "fine ties", "subnormals", "specials", "tiny ties"};
 
 static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_rng *r)
 {
@@ -606,16 +607,22 @@ static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_
         if (i % 3 == 1) return ldexp(gs_test_rng_unit(r), -(int)gs_test_rng_below(r, 60));
         return 0;   /* replaced by the caller: minus element i - 2 */
     }
-    case EXACT_NEAR_TIES: {
+    case EXACT_NEAR_TIES:
+    case EXACT_TINY_TIES: {
         /* from B = 2^P + 1/4, pairs +a, -a of small integers keep every
          * prefix a value of the type; every 4096 elements m, e, -e, -m
          * (m half an ulp of 2^P, e far below the fast path's grid or its
          * double-double's reach) make prefixes that are ties and ties
          * nudged by e: the outputs the fast path cannot decide, a few per
-         * tile, and the rounding of each depends on e */
-        const int p = f32 ? 20 : 40;
-        const double m = ldexp(1.0, p - digits), e = ldexp(1.0, f32 ? p - 55 : p - 110);
-        if (i == 0) return ldexp(1.0, p) + 0.25;
+         * tile, and the rounding of each depends on e. Tiny ties: B = 1
+         * and e = +-2^(24 + the least exponent), for f64 a subnormal whose
+         * high word is 0. The f64 tiles' bound on their elements' lowest
+         * bits (gs_low_bits) must count it: from the other elements alone
+         * it would be 2^-81, so that a tile's sums (below 2^19) would pass
+         * for exact and its ties round as if e were 0. */
+        const int tiny = data == EXACT_TINY_TIES, p = tiny ? 0 : f32 ? 20 : 40;
+        const double m = ldexp(1.0, p - digits), e = tiny ? sign * ldexp(1.0, min_exp + 24) : ldexp(1.0, f32 ? p - 55 : p - 110);
+        if (i == 0) return ldexp(1.0, p) + (tiny ? 0.0 : 0.25);
         switch (i % 4096) {
         case 1: return m;
         case 2: return e;
@@ -659,8 +666,9 @@ static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
             v = -elem_at(type, in, i - 2);
             if (gs_test_rng_below(r, 4) == 0) v *= 0.5;   /* some do not cancel */
         }
-        if (data == EXACT_NEAR_TIES && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4))
+        if ((data == EXACT_NEAR_TIES || data == EXACT_TINY_TIES) && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4))
             v = -elem_at(type, in, i - 1);
+        if (data == EXACT_TINY_TIES && i % 4096 == 3) v = -elem_at(type, in, i - 1);   /* -e */
         if (data == EXACT_FINE_TIES && i > 2 && i % 2 == 1) v = -elem_at(type, in, i - 1);
         gs_test_set_float(type, in, i, v);
     }
