@@ -70,8 +70,8 @@ template <class T, int VECS> GS_HD_CONST int64_t gs_exact_tile_items()
  * z), for E the least biased exponent among them (at least 1) and z the
  * trailing zeros of their mantissa fields' OR (at most 52, the implicit
  * bit); of one double, its lowest set bit's exponent. A few integer
- * operations an element, none on the fp64 pipe and no branch (the exact
- * lowest bit of each element took 4.5 times as many). When every term and
+ * operations an element and no branch, where each element's own lowest
+ * bit took a 64-bit find-first-set and a branch. When every term and
  * the carry are multiples of 2^q and every partial sum is below 2^(q +
  * exact_bits), the fast path's arithmetic is exact: a double-double's lo
  * collects errors of at most 2^(q + 46) each (half an ulp of such a sum),
@@ -80,7 +80,7 @@ template <class T, int VECS> GS_HD_CONST int64_t gs_exact_tile_items()
  * generator's k * 2^-53, integers) then needs no bound at all, which also
  * decides exact ties. */
 struct gs_low_bits {
-    uint32_t least = 0xffffffffu;   /* the least |x|'s high word - 1, or bit 0 set for a low word: zeros wrap */
+    uint32_t least = 0xffffffffu;   /* least (|x|'s high word, bit 0 set for a low word not 0) - 1: zeros wrap */
     uint32_t field_hi = 0, field_lo = 0;
 
     GS_DEV void add(double x)
