@@ -65,6 +65,9 @@ template <class T, int VECS> GS_HD_CONST int64_t gs_exact_tile_items()
     return (int64_t)GS_EXACT_BLOCK * VECS * gs_exact_scan_traits<T>::vec;
 }
 
+/* |x|'s high word: its exponent and top 20 bits, ordered as |x| */
+GS_DEV uint32_t gs_high_word_abs(double x) { return (uint32_t)__double2hiint(x) & 0x7fffffffu; }
+
 /* A lower bound on the exponents of the lowest set bits of doubles (finite;
  * a large value for none but zeros): each is a multiple of 2^(E - 1075 +
  * z), for E the least biased exponent among them (at least 1) and z the
@@ -86,7 +89,7 @@ struct gs_low_bits {
     GS_DEV void add(double x)
     {
         const uint32_t hi = (uint32_t)__double2hiint(x), lo = (uint32_t)__double2loint(x);
-        least = min(least, ((hi & 0x7fffffffu) | min(lo, 1u)) - 1u);
+        least = min(least, (gs_high_word_abs(x) | min(lo, 1u)) - 1u);
         field_hi |= hi;
         field_lo |= lo;
     }
@@ -190,16 +193,15 @@ GS_DEV int gs_exact_f32_margin(int bound_exp, uint32_t top)
     const int s = bound_exp - (int)(top >> 20);
     return s > 26 ? INT32_MAX : 2 + (1 << (s > 0 ? s : 0));
 }
-GS_DEV uint32_t gs_exact_f32_top(double h2) { return (uint32_t)__double2hiint(h2) & 0x7fffffffu; }
 template <bool FAST2SUM>
 GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int bound_exp, gs_exact_f32_exact exact, bool &ok)
 {
     const double h = __dadd_rn(hi, local);
     const double h2 = __dadd_rn(h, lo);
-    const uint32_t top = gs_exact_f32_top(h2);
+    const uint32_t top = gs_high_word_abs(h2);
     bool decided = ((gs_exact_f32_distance(h2) > gs_exact_f32_margin(bound_exp, top)) & (top >= 0x38100000u)) | (top < exact.top);
     if constexpr (FAST2SUM) {
-        const bool local_below = ((uint32_t)__double2hiint(local) & 0x7fffffffu) < exact.hi_above;
+        const bool local_below = gs_high_word_abs(local) < exact.hi_above;
         decided = decided | (local_below & (__dadd_rn(h, -hi) == local));
     }
     ok = ok & decided;
@@ -219,7 +221,7 @@ struct gs_exact_f32_run_check {
     GS_DEV float round(double hi, double lo, double local)
     {
         const double h2 = __dadd_rn(__dadd_rn(hi, local), lo);
-        const uint32_t top = gs_exact_f32_top(h2);
+        const uint32_t top = gs_high_word_abs(h2);
         top_min = min(top_min, top);
         top_max = max(top_max, top);
         distance = min(distance, gs_exact_f32_distance(h2));
@@ -1059,7 +1061,6 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
      * thread's elements), exactly while it is whole. */
     double abs_sum = 0.0;     /* f32: what the grid rounded off; f64: the sum of |x| */
     gs_low_bits low_bits;     /* f64 */
-    int low = INT32_MAX / 2;
     double total = 0.0;       /* f32: the sum of the terms */
     gs_exact_pair rest;
     gs_grid grid;             /* f32 */
@@ -1158,7 +1159,7 @@ GS_DEV gs_exact_tile_sums<T> gs_exact_scan_sums(const gs_exact_scan_args<T, VECS
                 }
         }
     }
-    if constexpr (!GRID) low = low_bits.low();
+    int low = GRID ? INT32_MAX / 2 : low_bits.low();   /* f64 */
     /* f64 scans its runs now, before the look-back, while the look-back
      * waits for the tiles before (2% faster), and lane 31 gives the warp's
      * total (no second sum in the loads); f32 once its aggregate is out
@@ -1447,7 +1448,9 @@ gs_exact_scan_kernel(const gs_exact_scan_args<T, VECS> a)
     const gs_exact_tile_view<T, VECS> v(a, begin, end, rows);
     gs_exact_tile_sums<T> r = gs_exact_scan_sums<T, VECS, false>(a, v, &st, &s);
     /* f32 scans its runs here: warp 0 once its aggregate is out, the others
-     * while it looks back (f64 scanned them with its sums) */
+     * while it looks back. f64 scanned them with its sums, and publishes
+     * from within warp 0's branch: built as f32's, its scans ran 2% slower
+     * (docs/PERFORMANCE.md). */
     if constexpr (sizeof(T) == 4) {
         if (threadIdx.x == 0 && tile > 0) gs_exact_publish_aggregate(a, tile, &st);
         gs_exact_run_local(v, &st, r);
