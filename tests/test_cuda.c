@@ -956,14 +956,8 @@ static void check_exact_packed_apart(gs_type type)
     void *ones = gs_test_alloc_or_fail(bytes ? bytes : 1), *first = gs_test_alloc_or_fail(bytes ? bytes : 1);
     for (int64_t i = 0; i < n; i++) {
         const int64_t k = i % 8192;
-        const double big = k == 0 ? 0x1p99 : k == 1 ? 0x1p-60 : k == 2 ? 0x1p-140 : 0.0;
-        if (type == GS_F32) {
-            ((float *)ones)[i] = 1.0f;
-            ((float *)first)[i] = (float)big;
-        } else {
-            ((double *)ones)[i] = 1.0;
-            ((double *)first)[i] = big;
-        }
+        gs_test_set_float(type, ones, i, 1.0);
+        gs_test_set_float(type, first, i, k == 0 ? 0x1p99 : k == 1 ? 0x1p-60 : k == 2 ? 0x1p-140 : 0.0);
     }
     check_exact_scan_after(type, first, n_first, ones, n, 0);
     free(ones);
