@@ -193,13 +193,21 @@ GS_DEV int gs_exact_f32_margin(int bound_exp, uint32_t top)
     const int s = bound_exp - (int)(top >> 20);
     return s > 26 ? INT32_MAX : 2 + (1 << (s > 0 ? s : 0));
 }
+/* whether outputs whose h2 lie at `distance` or farther from a boundary,
+ * with high words from top_min to top_max, are decided: farther than the
+ * margin of the least exponent (the largest margin) and normal, or all
+ * below exact.top */
+GS_DEV bool gs_exact_f32_decides(int distance, uint32_t top_min, uint32_t top_max, int bound_exp, gs_exact_f32_exact exact)
+{
+    return ((distance > gs_exact_f32_margin(bound_exp, top_min)) & (top_min >= 0x38100000u)) | (top_max < exact.top);
+}
 template <bool FAST2SUM>
 GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int bound_exp, gs_exact_f32_exact exact, bool &ok)
 {
     const double h = __dadd_rn(hi, local);
     const double h2 = __dadd_rn(h, lo);
     const uint32_t top = gs_high_word_abs(h2);
-    bool decided = ((gs_exact_f32_distance(h2) > gs_exact_f32_margin(bound_exp, top)) & (top >= 0x38100000u)) | (top < exact.top);
+    bool decided = gs_exact_f32_decides(gs_exact_f32_distance(h2), top, top, bound_exp, exact);
     if constexpr (FAST2SUM) {
         const bool local_below = gs_high_word_abs(local) < exact.hi_above;
         decided = decided | (local_below & (__dadd_rn(h, -hi) == local));
@@ -209,11 +217,10 @@ GS_DEV float gs_exact_round_checked(double hi, double lo, double local, int boun
 }
 
 /* The same for a tile's first pass, which asks only whether all of a
- * thread's outputs are decided: they are where the least distance exceeds
- * the margin of the least exponent and the least |h2| is normal, or where
- * the greatest |h2| is below exact.top. Each output then costs its
- * extremes, not its own margin and comparisons; a run decided partly one
- * way and partly the other takes the second pass (gs_exact_scan_redo). */
+ * thread's outputs are decided, from their extremes (gs_exact_f32_decides).
+ * Each output then costs its extremes, not its own margin and comparisons;
+ * a run decided partly one way and partly the other takes the second pass
+ * (gs_exact_scan_redo). */
 struct gs_exact_f32_run_check {
     uint32_t top_min = 0xffffffffu, top_max = 0;
     int distance = INT32_MAX;
@@ -229,7 +236,7 @@ struct gs_exact_f32_run_check {
     }
     GS_DEV bool decided(int bound_exp, gs_exact_f32_exact exact) const
     {
-        return ((distance > gs_exact_f32_margin(bound_exp, top_min)) & (top_min >= 0x38100000u)) | (top_max < exact.top);
+        return gs_exact_f32_decides(distance, top_min, top_max, bound_exp, exact);
     }
 };
 
