@@ -6,7 +6,9 @@
  * hold, and a block's exact sum of a range into warps' digits.
  *
  *   gs_cuda_exact_reduce_agent.cuh  the reduction kernel
- *   gs_cuda_exact_scan_agent.cuh    the scan kernel
+ *   gs_cuda_exact_scan_agent.cuh    the scan kernel, on
+ *     gs_cuda_exact_tile_state.cuh  the states its tiles publish, and
+ *     gs_cuda_exact_fast.cuh        its fast path's arithmetic
  *   gs_cuda_exact.cu                their launches
  */
 #ifndef GS_CUDA_EXACT_AGENT_CUH
