@@ -2,9 +2,10 @@
 # cli_exact.sh - --exact (issue 13) against an independent exact reference:
 # tests/exact_check.py sums with Python's fractions and rounds once to
 # nearest even itself. Bit-for-bit on uniform, normal, whole-exponent-range,
-# cancelling, subnormal, overflowing, tie and special-value data of awkward
-# sizes; reduce and inclusive and exclusive scans; 1 to 4 ranks; several
-# chunk sizes and depths; streamed and resident. And the usage errors.
+# cancelling, subnormal, overflowing, tie, tie decided by the least
+# subnormals and special-value data of awkward sizes; reduce and inclusive
+# and exclusive scans; 1 to 4 ranks; several chunk sizes and depths;
+# streamed and resident. And the usage errors.
 # shellcheck source=tests/gs_test.sh
 . "$(dirname "$0")/gs_test.sh"
 
@@ -61,7 +62,7 @@ flush_checks() { gs_flush_checks "$gs_python" "$checker" "$manifest" "$outs"; }
 for t in f32 f64; do
     inc=inclusive exc=exclusive
     [ "$t" = f32 ] || { inc=exclusive exc=inclusive; }
-    for d in uniform normal range cancel subnormal overflow ties special; do
+    for d in uniform normal range cancel subnormal overflow ties tinyties special; do
         base=${d}_${t}
         case $d in
         uniform)   do_reduce 3 "${base}_65537.npy"
@@ -78,6 +79,8 @@ for t in f32 f64; do
                    do_scan 1 "${base}_997.npy" "$exc" --chunk 1 ;;
         ties)      do_reduce 2 "${base}_997.npy"
                    do_scan 3 "${base}_65537.npy" "$inc" --resident ;;
+        tinyties)  do_reduce 3 "${base}_65537.npy" --chunk 4099
+                   do_scan 2 "${base}_65537.npy" "$exc" --chunk 997 ;;
         special)   do_reduce 1 "${base}_31.npy"
                    do_scan 2 "${base}_997.npy" "$exc" ;;
         esac

@@ -132,7 +132,7 @@ def to_type(x, t):
     return struct.unpack("<f", struct.pack("<f", x))[0] if t == "f32" else x
 
 
-FAMILIES = ("uniform", "normal", "range", "subnormal", "cancel", "overflow", "ties", "special")
+FAMILIES = ("uniform", "normal", "range", "subnormal", "cancel", "overflow", "ties", "tinyties", "special")
 
 
 def dataset(rng, t, n, name):
@@ -155,6 +155,8 @@ def dataset(rng, t, n, name):
         xs = [big * rng.choice([1, 1, -1]) for _ in range(n)]
     elif name == "ties":   # exact halves
         xs = [rng.choice([1.0, 2.0 ** -prec, -(2.0 ** -prec), 3.0 * 2.0 ** -prec]) for _ in range(n)]
+    elif name == "tinyties":   # prefixes 1 + k/2 ulp: ties, decided by the least subnormals beside them
+        xs = [1.0 if i == 0 else rng.choice([2.0 ** -prec, -(2.0 ** -prec), tiny, -tiny]) for i in range(n)]
     else:   # special values among uniform ones (n >= 1)
         xs = [rng.uniform(-1, 1) for _ in range(n)]
         kinds = [[math.nan], [math.inf], [-math.inf], [math.inf, -math.inf], [math.inf, math.inf]]
