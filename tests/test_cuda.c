@@ -889,9 +889,10 @@ static void test_exact_chain_in_place(void)
  * second must give its own outputs and carry, bit for bit the CPU
  * backend's, not prefixes from states the first left. A scan of `second`
  * before both gives the tile states their room, so that they are not
- * allocated (and cleared) anew between the two. */
-static void check_exact_scan_after(gs_type type, const void *first, int64_t n_first, const void *second, int64_t n,
-                                   int wrap_again)
+ * allocated (and cleared) anew between the two. Returns the second scan's
+ * outputs (the caller frees them). */
+static void *check_exact_scan_after(gs_type type, const void *first, int64_t n_first, const void *second, int64_t n,
+                                    int wrap_again)
 {
     const size_t elem = gs_type_size(type), bytes = (size_t)n * elem;
     void *got = gs_test_alloc_or_fail(bytes ? bytes : 1), *want = gs_test_alloc_or_fail(bytes ? bytes : 1);
@@ -923,8 +924,8 @@ static void check_exact_scan_after(gs_type type, const void *first, int64_t n_fi
     gs_cuda_free(gpu, d_carry);
     gs_cuda_free(gpu, d_in);
     gs_cuda_free(gpu, d_out);
-    free(got);
     free(want);
+    return got;
 }
 
 /* A tile state keeps 8 bits of its scan's epoch; where they wrap, the
@@ -936,7 +937,7 @@ static void test_exact_epoch_wrap(void)
     gs_test_rng r = gs_test_case_rng(15, 0, 0, 1);
     void *first = exact_data_fill(GS_F32, EXACT_UNIFORM, n, &r);
     void *second = exact_data_fill(GS_F32, EXACT_NORMAL, n, &r);
-    check_exact_scan_after(GS_F32, first, n, second, n, 1);
+    free(check_exact_scan_after(GS_F32, first, n, second, n, 1));
     free(first);
     free(second);
 }
@@ -948,7 +949,8 @@ static void test_exact_epoch_wrap(void)
  * parts: no pair) in tiles of 8192 elements: its packed states hold the
  * digit 8 (2^99 = 8 * 2^96), which where a state word lay would read
  * "epoch 2, ready, 0"; the second (epoch 2) scans ones over many more
- * tiles. Per type, and for f64 on both tile lengths. */
+ * tiles and must give i + 1 as well as the CPU backend's bits. Per type,
+ * and for f64 on both tile lengths. */
 static void check_exact_packed_apart(gs_type type)
 {
     const int64_t n = capped((int64_t)1 << 20), n_first = capped(16 * 8192);
@@ -959,7 +961,14 @@ static void check_exact_packed_apart(gs_type type)
         gs_test_set_float(type, ones, i, 1.0);
         gs_test_set_float(type, first, i, k == 0 ? 0x1p99 : k == 1 ? 0x1p-60 : k == 2 ? 0x1p-140 : 0.0);
     }
-    check_exact_scan_after(type, first, n_first, ones, n, 0);
+    void *got = check_exact_scan_after(type, first, n_first, ones, n, 0);
+    int64_t wrong = 0;   /* the prefixes of ones, independent of the CPU backend */
+    for (int64_t i = 0; i < n; i++)
+        if (elem_at(type, got, i) != (double)(i + 1) && !wrong++)
+            fprintf(stderr, "    exact %s after packed states: output %lld is %.17g, want %lld\n", gs_type_name(type),
+                    (long long)i, elem_at(type, got, i), (long long)(i + 1));
+    CU_ASSERT_EQUAL(wrong, 0);
+    free(got);
     free(ones);
     free(first);
 }
