@@ -234,6 +234,37 @@ static void random_cuts(gs_test_rng *r, int64_t n, int64_t *cut, int count)
         }
 }
 
+/* A random case of the chained scans: its input on the host and on the
+ * device, a device output, and host room for a whole scan and one in
+ * pieces. */
+typedef struct {
+    size_t elem, oelem;
+    void *in, *whole, *parts;
+    char *d_in, *d_out;
+} chain_case;
+
+static void chain_case_open(chain_case *c, gs_type type, gs_op op, int64_t n, gs_test_rng *r)
+{
+    c->elem = gs_type_size(type);
+    c->oelem = gs_test_out_size(type, op);
+    c->in = gs_test_alloc_or_fail((size_t)n * c->elem);
+    c->whole = gs_test_alloc_or_fail((size_t)n * c->oelem);
+    c->parts = gs_test_alloc_or_fail((size_t)n * c->oelem);
+    gs_test_fill_random(type, op, c->in, n, 1, r, float_value);
+    c->d_in = device_alloc((size_t)n * c->elem);
+    c->d_out = device_alloc((size_t)n * c->oelem);
+    CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, c->d_in, c->in, (size_t)n * c->elem)));
+}
+
+static void chain_case_close(chain_case *c)
+{
+    gs_cuda_free(gpu, c->d_in);
+    gs_cuda_free(gpu, c->d_out);
+    free(c->in);
+    free(c->whole);
+    free(c->parts);
+}
+
 /* Scanning in pieces, each from the carry the previous one returned, equals
  * scanning the whole: bit for bit for integers (values, carry, overflow),
  * within the bound for floats. Pieces start at any element, so most are
@@ -244,44 +275,37 @@ static void test_chunks_chain(void)
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             gs_test_rng r = gs_test_case_rng(3, (uint64_t)type, (uint64_t)op, 1);
-            const size_t elem = gs_type_size(type), oelem = gs_test_out_size(type, op);
-            void *in = gs_test_alloc_or_fail((size_t)n * elem), *whole = gs_test_alloc_or_fail((size_t)n * oelem);
-            void *parts = gs_test_alloc_or_fail((size_t)n * oelem);
-            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
-            char *d_in = device_alloc((size_t)n * elem), *d_out = device_alloc((size_t)n * oelem);
-            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
+            chain_case c;
+            chain_case_open(&c, type, op, n, &r);
             for (int k = 0; k < 2; k++) {
                 const gs_acc id = gs_acc_identity(type, op);
                 gs_acc whole_carry, carry = id;
                 int whole_overflow, overflow = 0;
-                CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_out, n, id,
+                CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], c.d_in, c.d_out, n, id,
                                                 &whole_carry, &whole_overflow)));
-                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, (size_t)n * oelem)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c.whole, c.d_out, (size_t)n * c.oelem)));
                 /* six cuts in random places, empty pieces allowed */
                 int64_t cut[8];
                 random_cuts(&r, n, cut, 8);
-                for (int c = 0; c < 7; c++) {
+                for (int p = 0; p < 7; p++) {
                     int piece_overflow = -1;
-                    CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in + cut[c] * elem,
-                                                    d_out + cut[c] * oelem, cut[c + 1] - cut[c],
+                    CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], c.d_in + cut[p] * c.elem,
+                                                    c.d_out + cut[p] * c.oelem, cut[p + 1] - cut[p],
                                                     carry, &carry, &piece_overflow)));
                     overflow |= piece_overflow;
                 }
-                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, parts, d_out, (size_t)n * oelem)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c.parts, c.d_out, (size_t)n * c.oelem)));
                 gs_verify_scan v;
                 gs_verify_scan_begin(&v, type, op, kinds[k], n, id, 0.0);
-                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "chunked scan", type, op, n);
+                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, c.in, c.parts, n) == 0, "chunked scan", type, op, n);
                 GS_TEST_CHECK_CASE(overflow == whole_overflow, "chunked overflow", type, op, n);
                 if (!gs_type_is_float(type)) {
-                    GS_TEST_CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "chunked = whole", type, op, n);
+                    GS_TEST_CHECK_CASE(memcmp(c.whole, c.parts, (size_t)n * c.oelem) == 0, "chunked = whole",
+                                       type, op, n);
                     GS_TEST_CHECK_CASE(carry.u == whole_carry.u, "chunked carry", type, op, n);
                 }
             }
-            gs_cuda_free(gpu, d_in);
-            gs_cuda_free(gpu, d_out);
-            free(in);
-            free(whole);
-            free(parts);
+            chain_case_close(&c);
         }
     }
 }
@@ -1170,16 +1194,12 @@ static void async_chain(void)
     for (int type = 0; type < GS_TYPE_COUNT; type++) {
         for (int op = 0; op < GS_OP_COUNT; op++) {
             gs_test_rng r = gs_test_case_rng(7, (uint64_t)type, (uint64_t)op, 1);
-            const size_t elem = gs_type_size(type), oelem = gs_test_out_size(type, op);
-            void *in = gs_test_alloc_or_fail((size_t)n * elem), *whole = gs_test_alloc_or_fail((size_t)n * oelem);
-            void *parts = gs_test_alloc_or_fail((size_t)n * oelem);
-            gs_test_fill_random(type, op, in, n, 1, &r, float_value);
-            char *d_in = device_alloc((size_t)n * elem), *d_out = device_alloc((size_t)n * oelem);
+            chain_case c;
+            chain_case_open(&c, type, op, n, &r);
             char *d_scalars = device_alloc(64);
             gs_acc *d_carry = (gs_acc *)d_scalars;
             uint32_t *d_overflow = (uint32_t *)(d_scalars + sizeof(gs_acc));
             gs_acc *d_acc = (gs_acc *)(d_scalars + 32);
-            CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_in, in, (size_t)n * elem)));
             int64_t cut[6];
             random_cuts(&r, n, cut, 6);
             for (int k = 0; k < 2; k++) {
@@ -1187,24 +1207,24 @@ static void async_chain(void)
                 const gs_acc carry_in = gs_test_random_carry(type, op, &r, &abs_offset, float_value);
                 gs_acc whole_carry, carry;
                 int whole_overflow;
-                CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], d_in, d_out, n, carry_in,
+                CHECK_GPU(gpu_call(gs_cuda_scan(gpu, type, op, kinds[k], c.d_in, c.d_out, n, carry_in,
                                                 &whole_carry, &whole_overflow)));
-                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, whole, d_out, (size_t)n * oelem)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c.whole, c.d_out, (size_t)n * c.oelem)));
                 unsigned char init[64];
                 memset(init, 0, sizeof init);
                 memcpy(init, &carry_in, sizeof carry_in);
                 const gs_acc id = gs_acc_identity(type, op);
                 memcpy(init + 32, &id, sizeof id);
                 CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_scalars, init, sizeof init)));
-                for (int c = 0; c < 5; c++) {
-                    CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], d_in + cut[c] * elem,
-                                                          d_out + cut[c] * oelem, cut[c + 1] - cut[c],
+                for (int p = 0; p < 5; p++) {
+                    CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], c.d_in + cut[p] * c.elem,
+                                                          c.d_out + cut[p] * c.oelem, cut[p + 1] - cut[p],
                                                           d_carry, d_overflow)));
-                    CHECK_GPU(gpu_call(gs_cuda_reduce_async(gpu, type, op, d_in + cut[c] * elem,
-                                                            cut[c + 1] - cut[c], d_acc)));
+                    CHECK_GPU(gpu_call(gs_cuda_reduce_async(gpu, type, op, c.d_in + cut[p] * c.elem,
+                                                            cut[p + 1] - cut[p], d_acc)));
                 }
                 unsigned char back[64];
-                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, parts, d_out, (size_t)n * oelem)));
+                CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, c.parts, c.d_out, (size_t)n * c.oelem)));
                 CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, back, d_scalars, sizeof back)));
                 uint32_t overflow;
                 gs_acc acc;
@@ -1213,30 +1233,27 @@ static void async_chain(void)
                 memcpy(&acc, back + 32, sizeof acc);
                 gs_verify_scan v;
                 gs_verify_scan_begin(&v, type, op, kinds[k], n + 1, carry_in, abs_offset);
-                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, in, parts, n) == 0, "async chain", type, op, n);
+                GS_TEST_CHECK_CASE(gs_verify_scan_chunk(&v, c.in, c.parts, n) == 0, "async chain", type, op, n);
                 GS_TEST_CHECK_CASE(gs_test_same_carry(type, op, carry, v.prefix, n + 1, v.abs_prefix), "async carry", type, op, n);
                 GS_TEST_CHECK_CASE((overflow != 0) == whole_overflow, "async overflow", type, op, n);
-                GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, acc, gs_verify_reduce_ref(type, op, in, n), n,
-                                               gs_verify_abs_sum(type, in, n)),
+                GS_TEST_CHECK_CASE(gs_verify_reduce_ok(type, op, acc, gs_verify_reduce_ref(type, op, c.in, n), n,
+                                               gs_verify_abs_sum(type, c.in, n)),
                            "async reduce", type, op, n);
                 if (!gs_type_is_float(type)) {
-                    GS_TEST_CHECK_CASE(memcmp(whole, parts, (size_t)n * oelem) == 0, "async = sync", type, op, n);
+                    GS_TEST_CHECK_CASE(memcmp(c.whole, c.parts, (size_t)n * c.oelem) == 0, "async = sync",
+                                       type, op, n);
                     GS_TEST_CHECK_CASE(carry.u == whole_carry.u, "async carry = sync", type, op, n);
                 }
                 /* a set flag stays set */
                 const uint32_t one = 1;
                 CHECK_GPU(gpu_call(gs_cuda_copy_h2d(gpu, d_overflow, &one, sizeof one)));
-                CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], d_in, d_out, 1, d_carry,
+                CHECK_GPU(gpu_call(gs_cuda_scan_async(gpu, type, op, kinds[k], c.d_in, c.d_out, 1, d_carry,
                                                       d_overflow)));
                 CHECK_GPU(gpu_call(gs_cuda_copy_d2h(gpu, &overflow, d_overflow, sizeof overflow)));
                 GS_TEST_CHECK_CASE(overflow != 0, "async overflow kept", type, op, n);
             }
-            gs_cuda_free(gpu, d_in);
-            gs_cuda_free(gpu, d_out);
             gs_cuda_free(gpu, d_scalars);
-            free(in);
-            free(whole);
-            free(parts);
+            chain_case_close(&c);
         }
     }
 }
