@@ -1526,7 +1526,9 @@ static int register_suites(void)
         added++;
     }
     if (added == 0) {
-        fprintf(stderr, "GS_TEST_CUDA_SUITE=%s names no suite (random, scans, ladder, device, exact)\n", only);
+        fprintf(stderr, "GS_TEST_CUDA_SUITE=%s names no suite; the suites:", only);
+        for (size_t i = 0; i < sizeof suites / sizeof suites[0]; i++) fprintf(stderr, " %s", suites[i].name);
+        fprintf(stderr, "\n");
         return 1;
     }
     CU_set_fail_on_inactive(CU_FALSE);   /* a test switched off (too large for the card) is a skip */
