@@ -645,7 +645,8 @@ static double exact_value(gs_type type, int data, int64_t i, int64_t n, gs_test_
          * it would be 2^-81, so that a tile's sums (below 2^19) would pass
          * for exact and its ties round as if e were 0. */
         const int tiny = data == EXACT_TINY_TIES, p = tiny ? 0 : f32 ? 20 : 40;
-        const double m = ldexp(1.0, p - digits), e = tiny ? sign * ldexp(1.0, min_exp + 24) : ldexp(1.0, f32 ? p - 55 : p - 110);
+        const double m = ldexp(1.0, p - digits);
+        const double e = tiny ? sign * ldexp(1.0, min_exp + 24) : ldexp(1.0, f32 ? p - 55 : p - 110);
         if (i == 0) return ldexp(1.0, p) + (tiny ? 0.0 : 0.25);
         switch (i % 4096) {
         case 1: return m;
@@ -684,14 +685,14 @@ static double elem_at(gs_type type, const void *buf, int64_t i)
 static void *exact_data_fill(gs_type type, int data, int64_t n, gs_test_rng *r)
 {
     void *in = gs_test_alloc_or_fail((size_t)(n ? n : 1) * gs_type_size(type));
+    const int ties = data == EXACT_NEAR_TIES || data == EXACT_TINY_TIES;
     for (int64_t i = 0; i < n; i++) {
         double v = exact_value(type, data, i, n, r);
         if (data == EXACT_CANCEL && i % 3 == 2) {
             v = -elem_at(type, in, i - 2);
             if (gs_test_rng_below(r, 4) == 0) v *= 0.5;   /* some do not cancel */
         }
-        if ((data == EXACT_NEAR_TIES || data == EXACT_TINY_TIES) && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4))
-            v = -elem_at(type, in, i - 1);
+        if (ties && i > 0 && i % 2 == 0 && (i % 4096 == 0 || i % 4096 > 4)) v = -elem_at(type, in, i - 1);
         if (data == EXACT_TINY_TIES && i % 4096 == 3) v = -elem_at(type, in, i - 1);   /* -e */
         if (data == EXACT_FINE_TIES && i > 2 && i % 2 == 1) v = -elem_at(type, in, i - 1);
         gs_test_set_float(type, in, i, v);
@@ -717,8 +718,8 @@ static void exact_random_carry(gs_type type, int data, gs_test_rng *r, gs_exact 
     memset(ref, 0, sizeof *ref);
     const int count = (int)gs_test_rng_below(r, 4);
     for (int k = 0; k < count; k++) {
-        const double v = type == GS_F32 ? (double)(float)exact_value(type, data == EXACT_SPECIAL ? EXACT_NORMAL : data, 1, 1, r)
-                                        : exact_value(type, data == EXACT_SPECIAL ? EXACT_NORMAL : data, 1, 1, r);
+        const double x = exact_value(type, data == EXACT_SPECIAL ? EXACT_NORMAL : data, 1, 1, r);
+        const double v = type == GS_F32 ? (double)(float)x : x;
         gs_exact_add_f64(carry, v);
         ref_add(ref, v);
     }
