@@ -152,88 +152,142 @@ GS_DEV void gs_exact_set_carry(gs_exact_tile_shared *st, bool full, gs_exact_pai
     st->all_slow = full && (st->carry.special != 0 || !isfinite(hi));
     st->carry_exact = full;
 }
-/* Warp 0 of tile `tile` > 0: P from the states of the tiles before it, each
- * lane reading one, nearest first, 32 at a time until one is an inclusive
- * prefix. While every state is a pair and their sum stays whole, P is the
- * pair p (lane 0's); else it is summed exactly into st->carry (normalized on
- * return) and the result is true. */
+/* How many tile states a look-back lane reads at once: a window is 32 times
+ * as many tiles. A look-back walks about as far as the inclusive prefixes
+ * lag behind its tile; f64's long tiles walk it in one window of three
+ * reads, 2% faster on an H200 than in windows of one (2 or 4 reads: slower;
+ * f32's, 2 or 3 reads: slower; docs/PERFORMANCE.md). */
+template <class T, int VECS> GS_HD_CONST int gs_exact_look_back_reads()
+{
+    return sizeof(T) == 8 && VECS == GS_EXACT_VECS_LONG ? 3 : 1;
+}
+
+/* Warp 0 of tile `tile` > 0: P from the states of the tiles before it,
+ * nearest first, a window at a time until one holds an inclusive prefix:
+ * lane l reads the states of tiles window - l - 32 k, k below
+ * gs_exact_look_back_reads. While every state is a pair and their sum
+ * stays whole, P is the pair p (lane 0's); else it is summed exactly into
+ * st->carry (normalized on return) and the result is true. */
 template <class T, int VECS>
 GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_tile_shared *st,
                                gs_exact_pair &p)
 {
+    constexpr int K = gs_exact_look_back_reads<T, VECS>();
     const int lane = threadIdx.x % 32;
     const uint32_t epoch = a.epoch;
     bool full = false;
-    for (int64_t window = tile - 1;; window -= 32) {
-        const int64_t pred = window - lane;
-        /* before tile 0: never counted (tile 0 is an inclusive prefix) */
-        gs_exact_seen<T> incl = gs_exact_seen<T>::of((uint64_t)epoch << 2, 0.0), agg = gs_exact_seen<T>::of(0, 0.0);
-        const auto ready = [&] { return incl.status() >> 2 == epoch || agg.status() >> 2 == epoch; };
-        const auto read = [&] {   /* both words at once: one round trip */
-            incl = gs_exact_word_read<T>(&a.tiles[pred].inclusive.word);
-            agg = gs_exact_word_read<T>(&a.tiles[pred].aggregate.word);
+    for (int64_t window = tile - 1;; window -= 32 * K) {
+        const auto pred = [&](int k) { return window - 32 * k - lane; };
+        gs_exact_seen<T> incl[K], agg[K];
+        const auto ready = [&](int k) { return incl[k].status() >> 2 == epoch || agg[k].status() >> 2 == epoch; };
+        const auto read = [&](int k) {   /* both words at once: one round trip */
+            incl[k] = gs_exact_word_read<T>(&a.tiles[pred(k)].inclusive.word);
+            agg[k] = gs_exact_word_read<T>(&a.tiles[pred(k)].aggregate.word);
         };
-        if (pred >= 0) read();
-        while (__any_sync(GS_FULL_MASK, !ready())) {
-            __nanosleep(64);
-            if (!ready()) read();
+        const auto all_ready = [&] {
+            bool r = true;
+#pragma unroll
+            for (int k = 0; k < K; k++) r = r & ready(k);
+            return r;
+        };
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            /* before tile 0: never counted (tile 0 is an inclusive prefix) */
+            incl[k] = gs_exact_seen<T>::of((uint64_t)epoch << 2, 0.0);
+            agg[k] = gs_exact_seen<T>::of(0, 0.0);
+            if (pred(k) >= 0) read(k);
         }
-        const bool inclusive = incl.status() >> 2 == epoch;
-        const unsigned inclusives = __ballot_sync(GS_FULL_MASK, inclusive);
-        /* lanes up to the nearest inclusive prefix count; farther ones not */
-        const int last = inclusives ? __ffs(inclusives) - 1 : 31;
-        const bool counted = lane <= last;
-        const gs_exact_seen<T> w = inclusive ? incl : agg;
-        const unsigned flags = counted ? (unsigned)(w.status() & 3) : 0u;
-        if (flags) gs_exact_acquire_fence();   /* side fields, or a packed state, follow the word */
-        const double hi = counted ? w.hi : 0.0, lo = counted ? w.lo() : 0.0;
-        if (!full && !__any_sync(GS_FULL_MASK, flags)) {
+        while (__any_sync(GS_FULL_MASK, !all_ready())) {
+            __nanosleep(64);
+#pragma unroll
+            for (int k = 0; k < K; k++)
+                if (!ready(k)) read(k);
+        }
+        /* the nearest inclusive prefix, in read `stop` (K: none), lane `last` */
+        bool inclusive[K];
+        int stop = K, last = 31;
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            inclusive[k] = incl[k].status() >> 2 == epoch;
+            const unsigned inclusives = __ballot_sync(GS_FULL_MASK, inclusive[k]);
+            if (stop == K && inclusives) {
+                stop = k;
+                last = __ffs(inclusives) - 1;
+            }
+        }
+        const bool found = stop < K;
+        /* states up to the nearest inclusive prefix count; farther ones not */
+        gs_exact_pair v[K];
+        unsigned flags[K], any_flags = 0;
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const bool counted = k < stop || (k == stop && lane <= last);
+            const gs_exact_seen<T> w = inclusive[k] ? incl[k] : agg[k];
+            flags[k] = counted ? (unsigned)(w.status() & 3) : 0u;
+            any_flags |= flags[k];
+            v[k].hi = counted ? w.hi : 0.0;
+            v[k].lo = counted ? w.lo() : 0.0;
+        }
+        if (any_flags) gs_exact_acquire_fence();   /* side fields, or a packed state, follow the word */
+        if (!full && !__any_sync(GS_FULL_MASK, any_flags)) {
             /* values in the words: the his' sum and the los' in fp64, exact
              * when no addition rounded */
             bool exact = true;
-            double hi_sum = hi, lo_sum = lo;
+            double hi_sum = v[0].hi, lo_sum = v[0].lo;
+#pragma unroll
+            for (int k = 1; k < K; k++) {
+                const double h = __dadd_rn(hi_sum, v[k].hi), l = __dadd_rn(lo_sum, v[k].lo);
+                exact = exact & gs_sum_is_exact(hi_sum, v[k].hi, h) & gs_sum_is_exact(lo_sum, v[k].lo, l);
+                hi_sum = h;
+                lo_sum = l;
+            }
             gs_warp_sums_checked(hi_sum, lo_sum, exact);
             gs_exact_pair q = p;
             q.add(hi_sum);
             if (lo_sum != 0.0) q.add(lo_sum);
             if (__all_sync(GS_FULL_MASK, exact) && __shfl_sync(GS_FULL_MASK, (int)q.whole, 0)) {
                 p = q;
-                if (inclusives) return false;
+                if (found) return false;
                 continue;
             }
         }
-        gs_exact_pair v;
-        v.hi = hi;
-        v.lo = lo;
-        if (flags & GS_EXACT_VALUE_PAIR) {
-            v.lo = __ldcg(inclusive ? &a.tiles[pred].inclusive.lo : &a.tiles[pred].aggregate.lo);
-        }
+#pragma unroll
+        for (int k = 0; k < K; k++)
+            if (flags[k] & GS_EXACT_VALUE_PAIR)
+                v[k].lo = __ldcg(inclusive[k] ? &a.tiles[pred(k)].inclusive.lo : &a.tiles[pred(k)].aggregate.lo);
         if (!full) {
+            gs_exact_pair sum = v[0];
+#pragma unroll
+            for (int k = 1; k < K; k++) sum.add(v[k]);
             gs_exact_pair q = p;
-            q.add(gs_exact_pair_warp_sum(v));
-            if (__shfl_sync(GS_FULL_MASK, (int)q.whole, 0) && !__any_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL)) {
+            q.add(gs_exact_pair_warp_sum(sum));
+            if (__shfl_sync(GS_FULL_MASK, (int)q.whole, 0) && !__any_sync(GS_FULL_MASK, any_flags & GS_EXACT_VALUE_FULL)) {
                 p = q;
-                if (inclusives) return false;
+                if (found) return false;
                 continue;
             }
             if (lane == 0) gs_exact_from_pair(&st->carry, p.hi, p.lo);
             full = true;
         }
-        for (int l = 0; l <= last; l++) {
-            const bool packed = __shfl_sync(GS_FULL_MASK, flags & GS_EXACT_VALUE_FULL, l);
-            const bool li = __shfl_sync(GS_FULL_MASK, inclusive, l);
-            const double h = __shfl_sync(GS_FULL_MASK, v.hi, l), hl = __shfl_sync(GS_FULL_MASK, v.lo, l);
-            if (lane == 0) {
-                if (packed) {
-                    gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
-                    gs_exact_add_packed(&st->carry, &a.full[2 * (window - l) + li]);
-                } else {
-                    gs_exact_add_f64(&st->carry, h);
-                    gs_exact_add_f64(&st->carry, hl);
+#pragma unroll
+        for (int k = 0; k < K; k++) {
+            const int lanes = k < stop ? 32 : k == stop ? last + 1 : 0;
+            for (int l = 0; l < lanes; l++) {
+                const bool packed = __shfl_sync(GS_FULL_MASK, flags[k] & GS_EXACT_VALUE_FULL, l);
+                const bool li = __shfl_sync(GS_FULL_MASK, inclusive[k], l);
+                const double h = __shfl_sync(GS_FULL_MASK, v[k].hi, l), hl = __shfl_sync(GS_FULL_MASK, v[k].lo, l);
+                if (lane == 0) {
+                    if (packed) {
+                        gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
+                        gs_exact_add_packed(&st->carry, &a.full[2 * (window - 32 * k - l) + li]);
+                    } else {
+                        gs_exact_add_f64(&st->carry, h);
+                        gs_exact_add_f64(&st->carry, hl);
+                    }
                 }
             }
         }
-        if (inclusives) {
+        if (found) {
             if (lane == 0) gs_exact_normalize(&st->carry);
             __syncwarp();
             return true;
