@@ -154,9 +154,10 @@ GS_DEV void gs_exact_set_carry(gs_exact_tile_shared *st, bool full, gs_exact_pai
 }
 /* How many tile states a look-back lane reads at once: a window is 32 times
  * as many tiles. A look-back walks about as far as the inclusive prefixes
- * lag behind its tile; f64's long tiles walk it in one window of three
- * reads, 2% faster on an H200 than in windows of one (2 or 4 reads: slower;
- * f32's, 2 or 3 reads: slower; docs/PERFORMANCE.md). */
+ * lag behind its tile, 45-90 tiles on an H200. f64's long tiles read three
+ * a lane: their scans ran 6% faster on an H100 and 2% on an H200 than with
+ * one (two or four: slower). f32's ran slower with two or three
+ * (docs/PERFORMANCE.md); f64's short tiles were not timed. */
 template <class T, int VECS> GS_HD_CONST int gs_exact_look_back_reads()
 {
     return sizeof(T) == 8 && VECS == GS_EXACT_VECS_LONG ? 3 : 1;
