@@ -178,12 +178,13 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
     const uint32_t epoch = a.epoch;
     bool full = false;
     for (int64_t window = tile - 1;; window -= 32 * K) {
-        const auto pred = [&](int k) { return window - 32 * k - lane; };
+        /* the tile that lane l reads in its read k */
+        const auto pred = [&](int k, int l) { return window - 32 * k - l; };
         gs_exact_seen<T> incl[K], agg[K];
         const auto ready = [&](int k) { return incl[k].status() >> 2 == epoch || agg[k].status() >> 2 == epoch; };
         const auto read = [&](int k) {   /* both words at once: one round trip */
-            incl[k] = gs_exact_word_read<T>(&a.tiles[pred(k)].inclusive.word);
-            agg[k] = gs_exact_word_read<T>(&a.tiles[pred(k)].aggregate.word);
+            incl[k] = gs_exact_word_read<T>(&a.tiles[pred(k, lane)].inclusive.word);
+            agg[k] = gs_exact_word_read<T>(&a.tiles[pred(k, lane)].aggregate.word);
         };
         const auto all_ready = [&] {
             bool r = true;
@@ -196,7 +197,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
             /* before tile 0: never counted (tile 0 is an inclusive prefix) */
             incl[k] = gs_exact_seen<T>::of((uint64_t)epoch << 2, 0.0);
             agg[k] = gs_exact_seen<T>::of(0, 0.0);
-            if (pred(k) >= 0) read(k);
+            if (pred(k, lane) >= 0) read(k);
         }
         while (__any_sync(GS_FULL_MASK, !all_ready())) {
             __nanosleep(64);
@@ -254,8 +255,10 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
         }
 #pragma unroll
         for (int k = 0; k < K; k++)
-            if (flags[k] & GS_EXACT_VALUE_PAIR)
-                v[k].lo = __ldcg(inclusive[k] ? &a.tiles[pred(k)].inclusive.lo : &a.tiles[pred(k)].aggregate.lo);
+            if (flags[k] & GS_EXACT_VALUE_PAIR) {
+                const gs_exact_tile *t = &a.tiles[pred(k, lane)];
+                v[k].lo = __ldcg(inclusive[k] ? &t->inclusive.lo : &t->aggregate.lo);
+            }
         if (!full) {
             gs_exact_pair sum = v[0];
 #pragma unroll
@@ -280,7 +283,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
                 if (lane == 0) {
                     if (packed) {
                         gs_exact_acquire_fence();   /* lane l read the word; this lane reads the state */
-                        gs_exact_add_packed(&st->carry, &a.full[2 * (window - 32 * k - l) + li]);
+                        gs_exact_add_packed(&st->carry, &a.full[2 * pred(k, l) + li]);
                     } else {
                         gs_exact_add_f64(&st->carry, h);
                         gs_exact_add_f64(&st->carry, hl);
