@@ -154,13 +154,13 @@ GS_DEV void gs_exact_set_carry(gs_exact_tile_shared *st, bool full, gs_exact_pai
 }
 /* How many tile states a look-back lane reads at once: a window is 32 times
  * as many tiles. A look-back walks about as far as the inclusive prefixes
- * lag behind its tile, 45-90 tiles on an H200. f64's long tiles read three
- * a lane: their scans ran 6% faster on an H100 and 2% on an H200 than with
- * one (two or four: slower). f32's ran slower with two or three
- * (docs/PERFORMANCE.md); f64's short tiles were not timed. */
-template <class T, int VECS> GS_HD_CONST int gs_exact_look_back_reads()
+ * lag behind its tile, 45-90 tiles on an H200. f64 reads three a lane:
+ * its long tiles' scans ran 6% faster on an H100 and 2% on an H200 than
+ * with one, its short tiles' 4% on an H200 (two or four: slower). f32's
+ * ran slower with two or three (docs/PERFORMANCE.md). */
+template <class T> GS_HD_CONST int gs_exact_look_back_reads()
 {
-    return sizeof(T) == 8 && VECS == GS_EXACT_VECS_LONG ? 3 : 1;
+    return sizeof(T) == 8 ? 3 : 1;
 }
 
 /* Warp 0 of tile `tile` > 0: P from the states of the tiles before it,
@@ -173,7 +173,7 @@ template <class T, int VECS>
 GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t tile, gs_exact_tile_shared *st,
                                gs_exact_pair &p)
 {
-    constexpr int K = gs_exact_look_back_reads<T, VECS>();
+    constexpr int K = gs_exact_look_back_reads<T>();
     const int lane = threadIdx.x % 32;
     const uint32_t epoch = a.epoch;
     bool full = false;
