@@ -245,6 +245,15 @@ struct gs_exact_pair {
     }
 };
 
+/* a += x and b += y in fp64; `exact` cleared where an addition rounded. */
+GS_DEV void gs_sums_add_checked(double &a, double &b, double x, double y, bool &exact)
+{
+    const double sa = __dadd_rn(a, x), sb = __dadd_rn(b, y);
+    exact = exact & gs_sum_is_exact(a, x, sa) & gs_sum_is_exact(b, y, sb);
+    a = sa;
+    b = sb;
+}
+
 /* The warp's sums of a and of b in fp64, in every lane (two butterflies
  * interleaved: their latencies overlap); `exact` cleared where an
  * addition rounded. */
@@ -253,10 +262,7 @@ GS_DEV void gs_warp_sums_checked(double &a, double &b, bool &exact)
 #pragma unroll
     for (int m = 16; m > 0; m >>= 1) {
         const double oa = __shfl_xor_sync(GS_FULL_MASK, a, m), ob = __shfl_xor_sync(GS_FULL_MASK, b, m);
-        const double sa = __dadd_rn(a, oa), sb = __dadd_rn(b, ob);
-        exact = exact & gs_sum_is_exact(a, oa, sa) & gs_sum_is_exact(b, ob, sb);
-        a = sa;
-        b = sb;
+        gs_sums_add_checked(a, b, oa, ob, exact);
     }
 }
 

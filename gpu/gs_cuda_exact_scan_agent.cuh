@@ -237,12 +237,7 @@ GS_DEV bool gs_exact_look_back(const gs_exact_scan_args<T, VECS> &a, int64_t til
             bool exact = true;
             double hi_sum = v[0].hi, lo_sum = v[0].lo;
 #pragma unroll
-            for (int k = 1; k < K; k++) {
-                const double h = __dadd_rn(hi_sum, v[k].hi), l = __dadd_rn(lo_sum, v[k].lo);
-                exact = exact & gs_sum_is_exact(hi_sum, v[k].hi, h) & gs_sum_is_exact(lo_sum, v[k].lo, l);
-                hi_sum = h;
-                lo_sum = l;
-            }
+            for (int k = 1; k < K; k++) gs_sums_add_checked(hi_sum, lo_sum, v[k].hi, v[k].lo, exact);
             gs_warp_sums_checked(hi_sum, lo_sum, exact);
             gs_exact_pair q = p;
             q.add(hi_sum);
